@@ -1,0 +1,122 @@
+#include "counters.h"
+
+#include <pthread.h>
+#include <sys/mman.h>
+
+namespace account {
+
+__thread Slot* tls_slot __attribute__((tls_model("initial-exec"))) = nullptr;
+Region* g_region = nullptr;
+
+namespace {
+
+pthread_key_t g_release_key;
+bool g_release_key_ready = false;
+Slot g_sink;  // counts nobody reads: the sampler process's own calls
+
+Region* map_region() {
+  void* p = mmap(nullptr, sizeof(Region), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                 -1, 0);
+  if (p == MAP_FAILED) return nullptr;
+  Region* r = static_cast<Region*>(p);
+  r->magic = kRegionMagic;
+  r->slots[kSharedSlot].shared = 1;
+  r->slots[kSharedSlot].owned = 1;
+  return r;
+}
+
+Region* ensure_region() {
+  Region* r = __atomic_load_n(&g_region, __ATOMIC_ACQUIRE);
+  if (r) return r;
+  Region* fresh = map_region();
+  if (!fresh) return nullptr;
+  Region* expected = nullptr;
+  if (!__atomic_compare_exchange_n(&g_region, &expected, fresh, false, __ATOMIC_ACQ_REL,
+                                   __ATOMIC_ACQUIRE)) {
+    munmap(fresh, sizeof(Region));
+    return expected;
+  }
+  return fresh;
+}
+
+void release_slot(void* arg) {
+  Slot* s = static_cast<Slot*>(arg);
+  publish_heap(s);
+  // Later frees on this thread (other TSD destructors) go to the shared slot.
+  tls_slot = &g_region->slots[kSharedSlot];
+  __atomic_store_n(&s->owned, 0, __ATOMIC_RELEASE);
+}
+
+}  // namespace
+
+void publish_heap(Slot* s) {
+  int64_t pending = load_relaxed(&s->heap_pending);
+  if (pending == 0) return;
+  store_relaxed(&s->heap_pending, int64_t{0});
+  fetch_add_relaxed(&g_region->heap_published, pending);
+}
+
+Slot* claim_slot() {
+  Region* r = ensure_region();
+  if (!r) {
+    tls_slot = &g_sink;
+    return &g_sink;
+  }
+  // Create the key before claiming so pthread_setspecific's own allocation (if
+  // any) finds tls_slot already set.
+  if (!__atomic_load_n(&g_release_key_ready, __ATOMIC_ACQUIRE)) {
+    static int creating = 0;
+    if (__atomic_exchange_n(&creating, 1, __ATOMIC_ACQ_REL) == 0) {
+      tls_slot = &r->slots[kSharedSlot];
+      if (pthread_key_create(&g_release_key, release_slot) == 0)
+        __atomic_store_n(&g_release_key_ready, true, __ATOMIC_RELEASE);
+    }
+  }
+  Slot* claimed = &r->slots[kSharedSlot];
+  for (int i = 1; i < kSlotCount; ++i) {
+    uint32_t expected = 0;
+    if (__atomic_compare_exchange_n(&r->slots[i].owned, &expected, 1, false, __ATOMIC_ACQUIRE,
+                                    __ATOMIC_RELAXED)) {
+      claimed = &r->slots[i];
+      break;
+    }
+  }
+  tls_slot = claimed;
+  if (claimed != &r->slots[kSharedSlot] && __atomic_load_n(&g_release_key_ready, __ATOMIC_ACQUIRE))
+    pthread_setspecific(g_release_key, claimed);
+  return claimed;
+}
+
+void reset_region_after_fork() {
+  Region* fresh = map_region();
+  g_region = fresh;
+  if (!fresh) {
+    tls_slot = &g_sink;
+    return;
+  }
+  // The forking thread is the only thread of the child: it takes slot 1 again.
+  fresh->slots[1].owned = 1;
+  tls_slot = &fresh->slots[1];
+  if (g_release_key_ready) pthread_setspecific(g_release_key, tls_slot);
+}
+
+void detach_thread_from_region() { tls_slot = &g_sink; }
+
+Totals sum_slots(const Region* region) {
+  Totals t;
+  int64_t peak = 0;
+  for (const Slot& s : region->slots) {
+    t.malloc_calls += load_relaxed(&s.malloc_calls);
+    t.malloc_bytes += load_relaxed(&s.malloc_bytes);
+    t.free_calls += load_relaxed(&s.free_calls);
+    t.copied_calls += load_relaxed(&s.copied_calls);
+    t.copied_bytes += load_relaxed(&s.copied_bytes);
+    t.realloc_copied_bytes += load_relaxed(&s.realloc_copied_bytes);
+    int64_t p = load_relaxed(&s.heap_peak);
+    if (p > peak) peak = p;
+  }
+  t.heap_peak_bytes = peak;
+  return t;
+}
+
+}  // namespace account

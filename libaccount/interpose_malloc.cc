@@ -1,0 +1,144 @@
+// The malloc family: count, then forward to glibc's own entry points.
+//
+// glibc exports __libc_malloc and friends, so no dlsym is needed and nothing
+// recurses during start-up. Live heap is tracked from malloc_usable_size, which
+// lets free() account for a block without a table of sizes.
+#include <errno.h>
+#include <malloc.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "counters.h"
+
+extern "C" {
+void* __libc_malloc(size_t);
+void* __libc_calloc(size_t, size_t);
+void* __libc_realloc(void*, size_t);
+void __libc_free(void*);
+void* __libc_memalign(size_t, size_t);
+void* __libc_valloc(size_t);
+void* __libc_pvalloc(size_t);
+}
+
+namespace account {
+namespace {
+
+inline int64_t usable(void* p) { return p ? static_cast<int64_t>(malloc_usable_size(p)) : 0; }
+
+inline void count_alloc(uint64_t requested, void* result) {
+  Slot* s = current_slot();
+  bump(s, &s->malloc_calls, 1);
+  bump(s, &s->malloc_bytes, requested);
+  if (ACCOUNT_LIKELY(result != nullptr)) heap_grow(s, usable(result));
+}
+
+inline bool is_power_of_two(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
+
+}  // namespace
+}  // namespace account
+
+using namespace account;
+
+extern "C" {
+
+__attribute__((visibility("default"))) void* malloc(size_t size) {
+  void* p = __libc_malloc(size);
+  count_alloc(size, p);
+  return p;
+}
+
+__attribute__((visibility("default"))) void free(void* ptr) {
+  Slot* s = current_slot();
+  bump(s, &s->free_calls, 1);
+  if (ptr) heap_shrink(s, usable(ptr));
+  __libc_free(ptr);
+}
+
+__attribute__((visibility("default"))) void* calloc(size_t n, size_t size) {
+  size_t bytes;
+  if (__builtin_mul_overflow(n, size, &bytes)) bytes = 0;  // glibc fails it: nothing requested
+  void* p = __libc_calloc(n, size);
+  count_alloc(bytes, p);
+  return p;
+}
+
+__attribute__((visibility("default"))) void* realloc(void* ptr, size_t size) {
+  int64_t old_usable = usable(ptr);
+  void* p = __libc_realloc(ptr, size);
+  Slot* s = current_slot();
+  bump(s, &s->malloc_calls, 1);
+  bump(s, &s->malloc_bytes, size);
+  if (p == nullptr) {
+    // realloc(ptr, 0) frees ptr; any other NULL result leaves ptr alone.
+    if (ptr && size == 0) heap_shrink(s, old_usable);
+    return p;
+  }
+  int64_t new_usable = usable(p);
+  if (new_usable > old_usable)
+    heap_grow(s, new_usable - old_usable);
+  else if (new_usable < old_usable)
+    heap_shrink(s, old_usable - new_usable);
+  if (ptr && p != ptr) {
+    uint64_t moved = static_cast<uint64_t>(old_usable) < size ? old_usable : size;
+    bump(s, &s->realloc_copied_bytes, moved);
+  }
+  return p;
+}
+
+__attribute__((visibility("default"))) void* reallocarray(void* ptr, size_t n, size_t size) {
+  size_t bytes;
+  if (__builtin_mul_overflow(n, size, &bytes)) {
+    Slot* s = current_slot();
+    bump(s, &s->malloc_calls, 1);
+        errno = ENOMEM;
+    return nullptr;
+  }
+  return realloc(ptr, bytes);
+}
+
+__attribute__((visibility("default"))) void* memalign(size_t alignment, size_t size) {
+  void* p = __libc_memalign(alignment, size);
+  count_alloc(size, p);
+  return p;
+}
+
+__attribute__((visibility("default"))) void* aligned_alloc(size_t alignment, size_t size) {
+  // glibc 2.36 accepts any power of two here, as memalign does.
+  if (!is_power_of_two(alignment)) {
+    count_alloc(size, nullptr);
+    errno = EINVAL;
+    return nullptr;
+  }
+  return memalign(alignment, size);
+}
+
+__attribute__((visibility("default"))) int posix_memalign(void** out, size_t alignment,
+                                                          size_t size) {
+  if (alignment % sizeof(void*) != 0 || !is_power_of_two(alignment / sizeof(void*))) {
+    count_alloc(size, nullptr);
+    return EINVAL;
+  }
+  int saved = errno;
+  void* p = __libc_memalign(alignment, size);
+  count_alloc(size, p);
+  if (p == nullptr) {
+    errno = saved;
+    return ENOMEM;
+  }
+  *out = p;
+  return 0;
+}
+
+__attribute__((visibility("default"))) void* valloc(size_t size) {
+  void* p = __libc_valloc(size);
+  count_alloc(size, p);
+  return p;
+}
+
+__attribute__((visibility("default"))) void* pvalloc(size_t size) {
+  void* p = __libc_pvalloc(size);
+  count_alloc(size, p);
+  return p;
+}
+
+}  // extern "C"

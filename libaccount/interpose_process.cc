@@ -1,0 +1,170 @@
+// exec and _exit: the two ways a process image ends without running exit
+// handlers. Each writes the image's record first, then does the real thing.
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "lifecycle.h"
+#include "text_buffer.h"
+
+using namespace account;
+
+namespace {
+
+using ExecveFn = int (*)(const char*, char* const[], char* const[]);
+using ExecvpeFn = int (*)(const char*, char* const[], char* const[]);
+using FexecveFn = int (*)(int, char* const[], char* const[]);
+using ExecveatFn = int (*)(int, const char*, char* const[], char* const[], int);
+
+struct RealExec {
+  ExecveFn execve;
+  ExecvpeFn execvpe;
+  FexecveFn fexecve;
+  ExecveatFn execveat;
+} g_exec;
+
+void resolve_exec() {
+  if (g_exec.execve) return;
+  g_exec.execvpe = reinterpret_cast<ExecvpeFn>(dlsym(RTLD_NEXT, "execvpe"));
+  g_exec.fexecve = reinterpret_cast<FexecveFn>(dlsym(RTLD_NEXT, "fexecve"));
+  g_exec.execveat = reinterpret_cast<ExecveatFn>(dlsym(RTLD_NEXT, "execveat"));
+  __atomic_store_n(&g_exec.execve, reinterpret_cast<ExecveFn>(dlsym(RTLD_NEXT, "execve")),
+                   __ATOMIC_RELEASE);
+}
+
+// Resolved at start-up: a vfork child must not call dlsym.
+__attribute__((constructor(102))) void resolve_at_start() { resolve_exec(); }
+
+bool is_executable_file(int dirfd, const char* path, int flags) {
+  struct stat st;
+  if (fstatat(dirfd, path, &st, flags) != 0 || !S_ISREG(st.st_mode)) return false;
+  return flags & AT_EMPTY_PATH ? true : faccessat(dirfd, path, X_OK, AT_EACCESS) == 0;
+}
+
+// Whether execvp(file) would find something to run, searched as glibc does.
+bool found_on_path(const char* file) {
+  for (const char* p = file; *p; ++p)
+    if (*p == '/') return is_executable_file(AT_FDCWD, file, 0);
+  if (!*file) return false;
+  const char* path = getenv("PATH");
+  if (!path) path = "/bin:/usr/bin";
+  char candidate[4096];
+  for (const char* dir = path;; ++dir) {
+    const char* end = dir;
+    while (*end && *end != ':') ++end;
+    TextBuffer b(candidate, sizeof candidate - 1);
+    if (end == dir)
+      b.put('.');
+    else
+      b.put(dir, size_t(end - dir));
+    b.put('/');
+    b.put(file);
+    candidate[b.size()] = 0;
+    if (!b.overflowed() && is_executable_file(AT_FDCWD, candidate, 0)) return true;
+    if (!*end) return false;
+    dir = end;
+  }
+}
+
+// The record is written only when exec is about to succeed, so a failed
+// attempt (a PATH search by hand, a missing program) leaves the image running
+// and still unrecorded.
+void before_exec(bool likely_to_succeed) {
+  if (!likely_to_succeed) return;
+  Ending ending;
+  ending.kind = EndKind::kExec;
+  finish(ending);
+}
+
+// execl-style argument lists, gathered on the stack.
+#define ACCOUNT_GATHER_ARGS(first, argv_name, after_null)                  \
+  size_t count = 1;                                                        \
+  {                                                                        \
+    va_list ap;                                                            \
+    va_start(ap, first);                                                   \
+    while (va_arg(ap, const char*)) ++count;                               \
+    va_end(ap);                                                            \
+  }                                                                        \
+  char** argv_name = static_cast<char**>(__builtin_alloca((count + 1) * sizeof(char*))); \
+  {                                                                        \
+    va_list ap;                                                            \
+    va_start(ap, first);                                                   \
+    argv_name[0] = const_cast<char*>(first);                               \
+    for (size_t i = 1; i <= count; ++i) argv_name[i] = va_arg(ap, char*);  \
+    after_null;                                                            \
+    va_end(ap);                                                            \
+  }
+
+}  // namespace
+
+extern "C" {
+
+__attribute__((visibility("default"))) int execve(const char* path, char* const argv[],
+                                                  char* const envp[]) {
+  resolve_exec();
+  before_exec(is_executable_file(AT_FDCWD, path, 0));
+  return g_exec.execve(path, argv, envp);
+}
+
+__attribute__((visibility("default"))) int execv(const char* path, char* const argv[]) {
+  return execve(path, argv, environ);
+}
+
+__attribute__((visibility("default"))) int execvpe(const char* file, char* const argv[],
+                                                   char* const envp[]) {
+  resolve_exec();
+  before_exec(found_on_path(file));
+  return g_exec.execvpe(file, argv, envp);
+}
+
+__attribute__((visibility("default"))) int execvp(const char* file, char* const argv[]) {
+  return execvpe(file, argv, environ);
+}
+
+__attribute__((visibility("default"))) int execl(const char* path, const char* arg, ...) {
+  ACCOUNT_GATHER_ARGS(arg, argv, (void)0)
+  return execve(path, argv, environ);
+}
+
+__attribute__((visibility("default"))) int execlp(const char* file, const char* arg, ...) {
+  ACCOUNT_GATHER_ARGS(arg, argv, (void)0)
+  return execvpe(file, argv, environ);
+}
+
+__attribute__((visibility("default"))) int execle(const char* path, const char* arg, ...) {
+  char** envp;
+  ACCOUNT_GATHER_ARGS(arg, argv, envp = va_arg(ap, char**))
+  return execve(path, argv, envp);
+}
+
+__attribute__((visibility("default"))) int fexecve(int fd, char* const argv[],
+                                                   char* const envp[]) {
+  resolve_exec();
+  before_exec(is_executable_file(fd, "", AT_EMPTY_PATH));
+  return g_exec.fexecve(fd, argv, envp);
+}
+
+__attribute__((visibility("default"))) int execveat(int dirfd, const char* path,
+                                                    char* const argv[], char* const envp[],
+                                                    int flags) {
+  resolve_exec();
+  int stat_flags = flags & (AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
+  before_exec(is_executable_file(dirfd, path, stat_flags));
+  return g_exec.execveat(dirfd, path, argv, envp, flags);
+}
+
+__attribute__((visibility("default"), noreturn)) void _exit(int status) {
+  Ending ending;
+  ending.kind = EndKind::kExit;
+  ending.code = status & 0xff;
+  finish(ending);
+  for (;;) syscall(SYS_exit_group, status);
+}
+
+__attribute__((visibility("default"), noreturn)) void _Exit(int status) { _exit(status); }
+
+}  // extern "C"

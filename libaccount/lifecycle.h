@@ -1,0 +1,15 @@
+// Start-up, fork, exec and exit: where a process image's record is written.
+#pragma once
+
+#include "record.h"
+
+namespace account {
+
+// Writes this image's record once (later calls do nothing). Does nothing in a
+// process that merely shares this image's memory (a vfork child).
+void finish(const Ending& ending);
+
+// Starts the sampler process of this image (no-op when ACCOUNT_SAMPLE_MS=0).
+void start_sampler();
+
+}  // namespace account

@@ -1,0 +1,60 @@
+#include "real_copy.h"
+
+#include <dlfcn.h>
+
+namespace account {
+
+RealCopy g_real_copy;
+int g_real_copy_ready = 0;
+
+namespace {
+int g_resolving = 0;
+
+template <typename F>
+void find(F* slot, const char* name) {
+  *slot = reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
+}
+}  // namespace
+
+bool resolve_real_copy() {
+  if (__atomic_exchange_n(&g_resolving, 1, __ATOMIC_ACQ_REL) != 0)
+    return __atomic_load_n(&g_real_copy_ready, __ATOMIC_ACQUIRE);
+  RealCopy r;
+  find(&r.memcpy, "memcpy");
+  find(&r.memmove, "memmove");
+  find(&r.mempcpy, "mempcpy");
+  find(&r.memcpy_chk, "__memcpy_chk");
+  find(&r.memmove_chk, "__memmove_chk");
+  find(&r.mempcpy_chk, "__mempcpy_chk");
+  find(&r.wmemcpy, "wmemcpy");
+  find(&r.wmemmove, "wmemmove");
+  bool complete = r.memcpy && r.memmove && r.mempcpy && r.memcpy_chk && r.memmove_chk &&
+                  r.mempcpy_chk && r.wmemcpy && r.wmemmove;
+  if (complete) {
+    // Field by field: a struct assignment could be compiled into a memcpy call.
+    g_real_copy.memcpy = r.memcpy;
+    g_real_copy.memmove = r.memmove;
+    g_real_copy.mempcpy = r.mempcpy;
+    g_real_copy.memcpy_chk = r.memcpy_chk;
+    g_real_copy.memmove_chk = r.memmove_chk;
+    g_real_copy.mempcpy_chk = r.mempcpy_chk;
+    g_real_copy.wmemcpy = r.wmemcpy;
+    g_real_copy.wmemmove = r.wmemmove;
+    __atomic_store_n(&g_real_copy_ready, 1, __ATOMIC_RELEASE);
+  }
+  __atomic_store_n(&g_resolving, 0, __ATOMIC_RELEASE);
+  return complete;
+}
+
+void* bootstrap_move(void* dst, const void* src, size_t n) {
+  volatile unsigned char* d = static_cast<unsigned char*>(dst);
+  const unsigned char* s = static_cast<const unsigned char*>(src);
+  if (d < s || d >= s + n) {
+    for (size_t i = 0; i < n; ++i) d[i] = s[i];
+  } else {
+    for (size_t i = n; i > 0; --i) d[i - 1] = s[i - 1];
+  }
+  return dst;
+}
+
+}  // namespace account

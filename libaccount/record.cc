@@ -1,0 +1,202 @@
+#include "record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+namespace account {
+
+namespace {
+
+constexpr uint64_t kMiB = 1024 * 1024;
+
+const char* end_name(EndKind kind) {
+  switch (kind) {
+    case EndKind::kExit: return "exit";
+    case EndKind::kExec: return "exec";
+    case EndKind::kSignal: return "signal";
+    case EndKind::kKilled: return "killed";
+  }
+  return "exit";
+}
+
+uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+// Storage for the one record a process image writes (and for its sampler's).
+char g_record_storage[256 * 1024];
+
+void expand_output_path(const Settings& settings, int pid, char* path, uint64_t cap) {
+  TextBuffer out(path, cap - 1);
+  for (const char* p = settings.output; *p; ++p) {
+    if (p[0] == '%' && p[1] == 'p') {
+      out.put_int(pid), ++p;
+    } else if (p[0] == '%' && p[1] == '%') {
+      out.put('%'), ++p;
+    } else {
+      out.put(*p);
+    }
+  }
+  path[out.size()] = 0;
+}
+
+int open_output(const char* path) {
+  int fd;
+  do fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+  while (fd < 0 && errno == EINTR);
+  if (fd >= 0 && fd <= 2) {
+    // Never hold 0, 1 or 2, even for a moment longer than needed.
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    close(fd);
+    fd = high;
+  }
+  return fd;
+}
+
+void put_mib(TextBuffer& out, uint64_t bytes) {
+  out.put_fixed(bytes * 100 / kMiB, 2);  // hundredths of MiB
+  out.put(" MiB");
+}
+
+}  // namespace
+
+void compose_record(TextBuffer& out, const Identity& id, const Settings& settings,
+                    const Region* region, const FinalFigures& f, const Ending& ending) {
+  Totals t = sum_slots(region);
+  out.begin_object();
+  out.field("schema", 1);
+  out.field_string("kind", "process");
+  out.field_int("pid", id.pid);
+  out.field_int("ppid", id.ppid);
+  out.field_string("exe", id.exe);
+  out.key("argv");
+  out.put('[');
+  if (settings.record_argv) {
+    size_t pos = 0;
+    for (int i = 0; i < id.argc; ++i) {
+      size_t n = string_length(id.argv + pos);
+      if (i) out.put(',');
+      out.put_json_string(id.argv + pos, n);
+      pos += n + 1;
+    }
+  }
+  out.put(']');
+  if (id.argv_truncated) out.key("argv_truncated"), out.put("true");
+  out.field_string("test", settings.test);
+  out.field_string("op", settings.op);
+  out.field("start_ns", id.start_realtime_ns);
+  out.field("end_ns", f.end_realtime_ns);
+  out.field_fixed("cpu_user_s", f.cpu_user_ns / 1000, 6);
+  out.field_fixed("cpu_sys_s", f.cpu_sys_ns / 1000, 6);
+  out.field("malloc_bytes", t.malloc_bytes);
+  out.field("malloc_calls", t.malloc_calls);
+  out.field("free_calls", t.free_calls);
+  out.field("realloc_copied_bytes", t.realloc_copied_bytes);
+  out.field("copied_bytes", t.copied_bytes);
+  out.field("copied_calls", t.copied_calls);
+  out.field("heap_peak_bytes", uint64_t(t.heap_peak_bytes > 0 ? t.heap_peak_bytes : 0));
+  uint64_t sampled_size = max_u64(load_relaxed(&region->sampled_size_peak_bytes), f.last.size_bytes);
+  uint64_t sampled_rss =
+      max_u64(load_relaxed(&region->sampled_rss_peak_bytes), f.last.resident_bytes);
+  // The kernel's peaks are never below what was sampled (a sampler-written record
+  // of a dead process may only have the samples).
+  out.field("vm_peak_bytes", max_u64(f.peaks.vm_peak_bytes, sampled_size));
+  out.field("rss_peak_bytes", max_u64(f.peaks.rss_peak_bytes, sampled_rss));
+  out.field("sampled_size_peak_bytes", sampled_size);
+  out.field("sampled_rss_peak_bytes", sampled_rss);
+  out.field("samples", load_relaxed(&region->samples));
+  out.field_fixed("sampler_cpu_s", load_relaxed(&region->sampler_cpu_ns) / 1000, 6);
+  out.field_string("end", end_name(ending.kind));
+  if (ending.kind == EndKind::kExit) {
+    if (ending.code_known) out.field_int("exit_code", ending.code);
+  } else if (ending.kind != EndKind::kExec) {
+    if (ending.code_known) out.field_int("signal", ending.code);
+  }
+  out.field_string("written_by", ending.by_sampler ? "sampler" : "process");
+  out.end_object();
+  out.put('\n');
+}
+
+void compose_summary(TextBuffer& out, const Identity& id, const Region* region,
+                     const FinalFigures& f, const Ending& ending) {
+  Totals t = sum_slots(region);
+  const char* name = id.argc > 0 ? id.argv : id.exe;
+  const char* slash = nullptr;
+  for (const char* p = name; *p; ++p)
+    if (*p == '/') slash = p;
+  out.put("account: ");
+  out.put(slash ? slash + 1 : name);
+  out.put('[');
+  out.put_int(id.pid);
+  out.put("] ");
+  out.put(end_name(ending.kind));
+  if (ending.kind == EndKind::kExit && ending.code_known) out.put(' '), out.put_int(ending.code);
+  out.put(": cpu ");
+  out.put_fixed((f.cpu_user_ns + f.cpu_sys_ns) / 10000000, 2);
+  out.put("s, peak size ");
+  put_mib(out, f.peaks.vm_peak_bytes);
+  out.put(", resident ");
+  put_mib(out, f.peaks.rss_peak_bytes);
+  out.put(", copied ");
+  put_mib(out, t.copied_bytes);
+  out.put(" (");
+  out.put_uint(t.copied_calls);
+  out.put(" calls), malloc ");
+  put_mib(out, t.malloc_bytes);
+  out.put(" (");
+  out.put_uint(t.malloc_calls);
+  out.put(" calls, ");
+  out.put_uint(t.free_calls);
+  out.put(" frees, heap peak ");
+  put_mib(out, uint64_t(t.heap_peak_bytes > 0 ? t.heap_peak_bytes : 0));
+  out.put(")\n");
+}
+
+int append_record(const Settings& settings, int pid, const char* data, uint64_t len, char* path,
+                  uint64_t path_cap) {
+  expand_output_path(settings, pid, path, path_cap);
+  int fd = open_output(path);
+  if (fd < 0) return errno;
+  int err = 0;
+  ssize_t n;
+  do n = write(fd, data, len);
+  while (n < 0 && errno == EINTR);
+  if (n < 0)
+    err = errno;
+  else if (uint64_t(n) != len)
+    err = ENOSPC;
+  close(fd);
+  return err;
+}
+
+bool g_output_warned = false;
+
+bool check_output_writable(const Settings& settings, int pid) {
+  char path[kPathCapacity];
+  int err = append_record(settings, pid, "", 0, path, sizeof path);
+  if (err == 0) return true;
+  g_output_warned = true;
+  warn("cannot write records to ACCOUNT_OUTPUT=", path, ": ",
+       err == ELOOP ? "it is a symbolic link (refused)" : strerrordesc_np(err),
+       "; this process is not recorded");
+  return false;
+}
+
+void emit(const Identity& id, const Settings& settings, const Region* region,
+          const FinalFigures& figures, const Ending& ending) {
+  TextBuffer out(g_record_storage, sizeof g_record_storage);
+  if (!settings.has_output) {
+    compose_summary(out, id, region, figures, ending);
+    ssize_t ignored = write(2, out.data(), out.size());
+    (void)ignored;
+    return;
+  }
+  compose_record(out, id, settings, region, figures, ending);
+  if (out.overflowed()) return;  // cannot happen with the bounded inputs above
+  char path[kPathCapacity];
+  int err = append_record(settings, id.pid, out.data(), out.size(), path, sizeof path);
+  if (err != 0 && !ending.by_sampler && !g_output_warned)
+    warn("cannot write the record to ", path, ": ", strerrordesc_np(err));
+}
+
+}  // namespace account

@@ -1,0 +1,70 @@
+// The counters shared between a target process and its sampler.
+//
+// One Region per process image, in a MAP_SHARED anonymous mapping created by the
+// shim. Each thread owns one Slot and is its only writer, so the hot path needs no
+// lock and no read-modify-write; the sampler (a separate process holding the same
+// mapping) reads the slots live and can still write the record of a target that
+// died without running any code.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace account {
+
+constexpr uint32_t kRegionMagic = 0x41434354;  // "ACCT"
+constexpr int kSlotCount = 1024;
+// Slot 0 is shared by threads that find no free slot (or run after their slot
+// was released); its updates are atomic read-modify-writes.
+constexpr int kSharedSlot = 0;
+
+struct alignas(128) Slot {
+  uint64_t malloc_calls;
+  uint64_t malloc_bytes;
+  uint64_t free_calls;
+  uint64_t copied_calls;
+  uint64_t copied_bytes;
+  uint64_t realloc_copied_bytes;
+  // Net usable bytes allocated by this slot's threads and not yet published to
+  // Region::heap_published (batched to keep the shared line cold).
+  int64_t heap_pending;
+  // Highest live-heap figure this slot's threads observed.
+  int64_t heap_peak;
+  uint32_t owned;   // 1 while a thread owns the slot
+  uint32_t shared;  // 1 for the overflow slot: updates must be atomic RMW
+};
+
+enum ImageState : uint32_t {
+  kRunning = 0,
+  kExecPending = 1,  // the image is calling exec; its record is written
+  kRecorded = 2,     // the image wrote its record; the sampler must not
+};
+
+struct Region {
+  uint32_t magic;
+  uint32_t image_state;
+  int64_t heap_published;
+  // Written by the sampler, read by the target when it writes its own record.
+  int32_t sampler_pid;
+  uint32_t sampler_alive;
+  uint64_t sampled_size_peak_bytes;
+  uint64_t sampled_rss_peak_bytes;
+  uint64_t samples;
+  uint64_t sampler_cpu_ns;
+  Slot slots[kSlotCount];
+};
+
+// Sums of all slots at one moment (each field read with a relaxed load).
+struct Totals {
+  uint64_t malloc_calls = 0;
+  uint64_t malloc_bytes = 0;
+  uint64_t free_calls = 0;
+  uint64_t copied_calls = 0;
+  uint64_t copied_bytes = 0;
+  uint64_t realloc_copied_bytes = 0;
+  int64_t heap_peak_bytes = 0;
+};
+
+Totals sum_slots(const Region* region);
+
+}  // namespace account

@@ -1,0 +1,155 @@
+// The per-image sampler: a small process that reads the target's statm every
+// ACCOUNT_SAMPLE_MS, keeps the peaks in the shared Region, and writes the
+// target's record if the target dies without writing it (SIGKILL, a fatal signal).
+//
+// It is started with two raw clone() calls: the first child has no exit signal
+// and is reaped at once by the target, so the target's wait() and SIGCHLD never
+// see anything; the second, the sampler, is orphaned to init (or a subreaper).
+// It closes every inherited descriptor, leaves the session and blocks signals.
+// Only async-signal-safe calls: it is forked from a process of any kind.
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "counters.h"
+#include "lifecycle.h"
+
+namespace account {
+
+namespace {
+
+constexpr int kSlowEvery = 20;  // ticks between reads of stat and status
+
+struct Watch {
+  pid_t target;
+  int pidfd;
+  int statm_fd;
+  int stat_fd;
+  int status_fd;
+  CpuAndExit cpu;
+  MemoryPeaks peaks;
+};
+
+uint64_t own_cpu_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+void close_inherited_descriptors() {
+  if (syscall(SYS_close_range, 0u, ~0u, 0u) == 0) return;
+  for (int fd = 0; fd < 65536; ++fd) close(fd);
+}
+
+void sample(Watch& w, Region* r, uint64_t tick) {
+  MemoryNow now;
+  if (read_statm(w.statm_fd, &now)) {
+    raise_to(&r->sampled_size_peak_bytes, now.size_bytes);
+    raise_to(&r->sampled_rss_peak_bytes, now.resident_bytes);
+    fetch_add_relaxed(&r->samples, uint64_t{1});
+  }
+  if (tick % kSlowEvery == 0) {
+    read_stat(w.stat_fd, &w.cpu);
+    read_status_peaks(w.status_fd, &w.peaks);
+    store_relaxed(&r->sampler_cpu_ns, own_cpu_ns());
+  }
+}
+
+// The target is gone and wrote no record: write it from what we saw.
+void record_death(Watch& w, Region* r) {
+  CpuAndExit last;
+  bool zombie = read_stat(w.stat_fd, &last) && last.state == 'Z';
+  uint32_t expected = kRunning;
+  if (!__atomic_compare_exchange_n(&r->image_state, &expected, kRecorded, false, __ATOMIC_ACQ_REL,
+                                   __ATOMIC_ACQUIRE))
+    return;
+  Ending ending;
+  ending.by_sampler = true;
+  if (zombie) {
+    int status = last.exit_code;
+    if (WIFSIGNALED(status)) {
+      ending.code = WTERMSIG(status);
+      ending.kind = ending.code == SIGKILL ? EndKind::kKilled : EndKind::kSignal;
+    } else {
+      ending.kind = EndKind::kExit;
+      ending.code = WEXITSTATUS(status);
+    }
+    w.cpu = last;
+  } else {
+    // Reaped before we looked: the cause is unknown.
+    ending.kind = EndKind::kKilled;
+    ending.code_known = false;
+  }
+  FinalFigures f;
+  f.end_realtime_ns = realtime_ns();
+  f.cpu_user_ns = w.cpu.user_ns;
+  f.cpu_sys_ns = w.cpu.sys_ns;
+  f.peaks = w.peaks;
+  store_relaxed(&r->sampler_cpu_ns, own_cpu_ns());
+  emit(g_identity, g_settings, r, f, ending);
+}
+
+[[noreturn]] void run_sampler(pid_t target, Region* r) {
+  close_inherited_descriptors();
+  setsid();
+  if (chdir("/") != 0) {
+  }
+  sigset_t all;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, nullptr);
+  prctl(PR_SET_NAME, "account-sampler", 0, 0, 0);
+  store_relaxed(&r->sampler_pid, pid_t(syscall(SYS_getpid)));
+
+  Watch w{};
+  w.target = target;
+  w.pidfd = int(syscall(SYS_pidfd_open, target, 0));
+  w.statm_fd = open_proc_file(target, "statm");
+  w.stat_fd = open_proc_file(target, "stat");
+  w.status_fd = open_proc_file(target, "status");
+  if (w.pidfd < 0 || w.statm_fd < 0) syscall(SYS_exit_group, 0);
+
+  int interval = int(g_settings.sample_ms);
+  for (uint64_t tick = 0;; ++tick) {
+    if (load_relaxed(&r->image_state) != kRunning) break;
+    pollfd p{w.pidfd, POLLIN, 0};
+    int ready = poll(&p, 1, tick == 0 ? 0 : interval);
+    if (load_relaxed(&r->image_state) != kRunning) break;
+    if (ready > 0) {
+      record_death(w, r);
+      break;
+    }
+    sample(w, r, tick);
+  }
+  syscall(SYS_exit_group, 0);
+  __builtin_unreachable();
+}
+
+}  // namespace
+
+void start_sampler() {
+  if (g_settings.sample_ms == 0 || g_region == nullptr) return;
+  int saved_errno = errno;
+  pid_t target = g_identity.pid;
+  Region* r = g_region;
+  // Exit signal 0: no SIGCHLD for the target, and only a __WCLONE wait sees it.
+  long middle = syscall(SYS_clone, 0ul, nullptr, nullptr, nullptr, nullptr);
+  if (middle == 0) {
+    detach_thread_from_region();
+    if (syscall(SYS_clone, static_cast<unsigned long>(SIGCHLD), nullptr, nullptr, nullptr, nullptr) == 0)
+      run_sampler(target, r);
+    syscall(SYS_exit_group, 0);
+  }
+  if (middle > 0) {
+    int status;
+    while (waitpid(pid_t(middle), &status, __WCLONE) < 0 && errno == EINTR) {
+    }
+  }
+  errno = saved_errno;
+}
+
+}  // namespace account

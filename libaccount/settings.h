@@ -1,0 +1,56 @@
+// What the shim knows about its process: the ACCOUNT_* settings read once at
+// start-up and the identity of the process image (pid, program, argv, labels).
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+namespace account {
+
+constexpr size_t kPathCapacity = 4096;
+constexpr size_t kLabelCapacity = 1024;
+constexpr size_t kArgvCapacity = 16384;
+
+struct Settings {
+  bool has_output = false;
+  char output[kPathCapacity] = {};  // absolute; "%p" is expanded when writing
+  char test[kLabelCapacity] = {};
+  char op[kLabelCapacity] = {};
+  uint32_t sample_ms = 5;  // 0: no sampler
+  bool timeline = false;
+  uint64_t backtrace_min = 0;  // 0: off
+  uint32_t backtrace_depth = 32;
+  bool record_argv = true;
+};
+
+struct Identity {
+  pid_t pid = 0;
+  pid_t ppid = 0;
+  uint64_t start_realtime_ns = 0;
+  uint64_t start_monotonic_ns = 0;
+  char exe[kPathCapacity] = {};
+  char argv[kArgvCapacity] = {};  // NUL-separated
+  size_t argv_len = 0;
+  int argc = 0;
+  bool argv_truncated = false;
+};
+
+extern Settings g_settings;
+extern Identity g_identity;
+
+// Reads ACCOUNT_* from the environment; a bad value gets one line on stderr and
+// its default.
+void load_settings();
+void capture_identity(int argc, char** argv);
+// In a fork child: same program and argv, new pid and start time.
+void restart_identity_after_fork();
+
+uint64_t realtime_ns();
+uint64_t monotonic_ns();
+
+// One line "account: <message>\n" on stderr, in a single write.
+void warn(const char* a, const char* b = nullptr, const char* c = nullptr,
+          const char* d = nullptr, const char* e = nullptr);
+
+}  // namespace account

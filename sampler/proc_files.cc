@@ -1,0 +1,156 @@
+#include "proc_files.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace account {
+
+namespace {
+
+long page_size() {
+  static long size = 0;
+  if (size == 0) size = sysconf(_SC_PAGESIZE);
+  return size;
+}
+
+const char* skip_spaces(const char* p) {
+  while (*p == ' ' || *p == '\t') ++p;
+  return p;
+}
+
+const char* read_uint(const char* p, uint64_t* out) {
+  uint64_t v = 0;
+  if (*p < '0' || *p > '9') return nullptr;
+  while (*p >= '0' && *p <= '9') v = v * 10 + uint64_t(*p++ - '0');
+  *out = v;
+  return p;
+}
+
+// Value in kB of the line "name:   1234 kB" in /proc/PID/status text.
+bool status_kb(const char* text, const char* name, uint64_t* out) {
+  for (const char* line = text; *line;) {
+    const char* n = name;
+    const char* p = line;
+    while (*n && *p == *n) ++p, ++n;
+    if (*n == 0 && *p == ':') {
+      p = read_uint(skip_spaces(p + 1), out);
+      if (!p) return false;
+      *out *= 1024;
+      return true;
+    }
+    while (*line && *line != '\n') ++line;
+    if (*line) ++line;
+  }
+  return false;
+}
+
+void put_decimal(char*& p, unsigned long v) {
+  char digits[20];
+  int n = 0;
+  do digits[n++] = char('0' + v % 10), v /= 10;
+  while (v);
+  while (n) *p++ = digits[--n];
+}
+
+}  // namespace
+
+ssize_t pread_text(int fd, char* buf, size_t cap) {
+  if (fd < 0 || cap == 0) return -1;
+  size_t len = 0;
+  while (len + 1 < cap) {
+    ssize_t n = pread(fd, buf + len, cap - 1 - len, static_cast<off_t>(len));
+    if (n < 0) return -1;
+    if (n == 0) break;
+    len += size_t(n);
+  }
+  buf[len] = 0;
+  return ssize_t(len);
+}
+
+bool parse_statm(const char* text, MemoryNow* out) {
+  uint64_t size, resident;
+  const char* p = read_uint(text, &size);
+  if (!p) return false;
+  p = read_uint(skip_spaces(p), &resident);
+  if (!p) return false;
+  out->size_bytes = size * uint64_t(page_size());
+  out->resident_bytes = resident * uint64_t(page_size());
+  return true;
+}
+
+bool parse_status_peaks(const char* text, MemoryPeaks* out) {
+  out->valid = status_kb(text, "VmPeak", &out->vm_peak_bytes) &&
+               status_kb(text, "VmHWM", &out->rss_peak_bytes);
+  return out->valid;
+}
+
+bool parse_stat(const char* text, CpuAndExit* out) {
+  // "pid (comm) S ppid ..." where comm may hold spaces and parentheses: fields
+  // are counted from the last ')'.
+  const char* close = nullptr;
+  for (const char* p = text; *p; ++p)
+    if (*p == ')') close = p;
+  if (!close || close[1] != ' ') return false;
+  const char* p = close + 2;
+  out->state = *p;
+  uint64_t values[53] = {0};
+  int field = 3;  // p points at field 3 (state)
+  while (*p && field <= 52) {
+    while (*p && *p != ' ') ++p;
+    if (!*p) break;
+    ++p, ++field;
+    uint64_t v = 0;
+    bool negative = *p == '-';
+    if (negative) ++p;
+    const char* q = read_uint(p, &v);
+    if (q) p = q;
+    values[field] = negative ? uint64_t(-int64_t(v)) : v;
+  }
+  if (field < 15) return false;
+  long ticks = sysconf(_SC_CLK_TCK);
+  out->ppid = int(values[4]);
+  out->user_ns = values[14] * (1000000000ull / uint64_t(ticks));
+  out->sys_ns = values[15] * (1000000000ull / uint64_t(ticks));
+  out->exit_code = field >= 52 ? int(values[52]) : 0;
+  out->valid = true;
+  return true;
+}
+
+int open_proc_file(pid_t pid, const char* name) {
+  char path[64];
+  char* p = path;
+  for (const char* s = "/proc/"; *s;) *p++ = *s++;
+  if (pid == 0) {
+    for (const char* s = "self"; *s;) *p++ = *s++;
+  } else {
+    put_decimal(p, static_cast<unsigned long>(pid));
+  }
+  *p++ = '/';
+  while (*name && p < path + sizeof(path) - 1) *p++ = *name++;
+  *p = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd >= 0 && fd <= 2) {
+    // A process started with 0, 1 or 2 closed must not find them taken.
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    close(fd);
+    fd = high;
+  }
+  return fd;
+}
+
+bool read_statm(int fd, MemoryNow* out) {
+  char buf[256];
+  return pread_text(fd, buf, sizeof buf) > 0 && parse_statm(buf, out);
+}
+
+bool read_status_peaks(int fd, MemoryPeaks* out) {
+  char buf[4096];
+  return pread_text(fd, buf, sizeof buf) > 0 && parse_status_peaks(buf, out);
+}
+
+bool read_stat(int fd, CpuAndExit* out) {
+  char buf[1024];
+  return pread_text(fd, buf, sizeof buf) > 0 && parse_stat(buf, out);
+}
+
+}  // namespace account

@@ -1,0 +1,47 @@
+// Reading /proc without allocation or stdio: safe in the shim, in a fork child
+// and in the sampler process. Descriptors stay open and are re-read with pread,
+// as a sampler reads the same file every few milliseconds.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+namespace account {
+
+struct MemoryNow {  // /proc/PID/statm
+  uint64_t size_bytes = 0;
+  uint64_t resident_bytes = 0;
+};
+
+struct MemoryPeaks {  // /proc/PID/status
+  uint64_t vm_peak_bytes = 0;
+  uint64_t rss_peak_bytes = 0;
+  bool valid = false;
+};
+
+struct CpuAndExit {  // /proc/PID/stat
+  uint64_t user_ns = 0;
+  uint64_t sys_ns = 0;
+  int exit_code = 0;  // raw wait status (field 52), meaningful for a zombie
+  char state = 0;     // R, S, D, Z, ...
+  int ppid = 0;
+  bool valid = false;
+};
+
+// Reads the whole file at fd from offset 0 into buf (NUL-terminated); returns the
+// length or -1.
+ssize_t pread_text(int fd, char* buf, size_t cap);
+
+bool parse_statm(const char* text, MemoryNow* out);
+bool parse_status_peaks(const char* text, MemoryPeaks* out);
+bool parse_stat(const char* text, CpuAndExit* out);
+
+// Opens /proc/<pid>/<name> (pid 0: self) read-only, close-on-exec.
+int open_proc_file(pid_t pid, const char* name);
+
+bool read_statm(int fd, MemoryNow* out);
+bool read_status_peaks(int fd, MemoryPeaks* out);
+bool read_stat(int fd, CpuAndExit* out);
+
+}  // namespace account

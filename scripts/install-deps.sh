@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian packages account needs to build and test, only those missing.
+# Idempotent: a second run installs nothing. Needs root (or sudo) when something is missing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config git
+  libunwind-dev
+  libboost-program-options1.81-dev libboost-json1.81-dev
+  libfmt-dev
+  libgtest-dev googletest
+  python3 perl
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "install-deps: installing ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
