@@ -1,0 +1,22 @@
+/// The `account` subcommands. Each takes the arguments after its own name and
+/// returns the process exit status.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace account {
+
+using Args = std::vector<std::string>;
+
+int command_run(const Args& args);
+int command_report(const Args& args);
+int command_compare(const Args& args);
+int command_watch(const Args& args);
+
+/// Thrown for bad usage; main prints "account: <what>" and exits 1.
+struct UsageError {
+  std::string what;
+};
+
+}  // namespace account

@@ -1,0 +1,55 @@
+// account: run a command under the shim, report and compare the records.
+#include <fmt/format.h>
+
+#include <boost/program_options/errors.hpp>
+#include <cstdio>
+#include <exception>
+
+#include "commands.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: account <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  run [options] -- COMMAND...   run COMMAND with the shim, sample its process tree,\n"
+    "                                append records, return COMMAND's exit status\n"
+    "  report [FILES...]             the per-operation table (also csv, json, markdown)\n"
+    "  compare A.jsonl B.jsonl       the same rows for both runs, with B's change in percent\n"
+    "  watch --pid PID               sample a running process until it ends\n"
+    "\n"
+    "`account COMMAND --help` describes each command's options.\n"
+    "Environment: ACCOUNT_LIB overrides where libaccount.so is found.\n";
+
+int dispatch(const account::Args& args) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::fputs(kUsage, args.empty() ? stderr : stdout);
+    return args.empty() ? 1 : 0;
+  }
+  if (args[0] == "--version") {
+    fmt::print("account {}\n", ACCOUNT_VERSION);
+    return 0;
+  }
+  account::Args rest(args.begin() + 1, args.end());
+  if (args[0] == "run") return account::command_run(rest);
+  if (args[0] == "report") return account::command_report(rest);
+  if (args[0] == "compare") return account::command_compare(rest);
+  if (args[0] == "watch") return account::command_watch(rest);
+  throw account::UsageError{fmt::format("unknown command '{}' (try account --help)", args[0])};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return dispatch(account::Args(argv + 1, argv + argc));
+  } catch (const account::UsageError& e) {
+    fmt::print(stderr, "account: {}\n", e.what);
+  } catch (const boost::program_options::error& e) {
+    fmt::print(stderr, "account: {} (try --help)\n", e.what());
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "account: {}\n", e.what());
+  }
+  return 1;
+}

@@ -1,0 +1,183 @@
+#include "record.h"
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+namespace account {
+
+namespace json = boost::json;
+
+namespace {
+
+class Fields {
+ public:
+  explicit Fields(const json::object& o) : o_(o) {}
+
+  bool ok() const { return error_.empty(); }
+  const std::string& error() const { return error_; }
+
+  void u64(const char* key, uint64_t& out, bool required = true) {
+    const json::value* v = find(key, required);
+    if (!v) return;
+    if (v->is_uint64()) {
+      out = v->as_uint64();
+    } else if (v->is_int64() && v->as_int64() >= 0) {
+      out = uint64_t(v->as_int64());
+    } else {
+      wrong(key, "a non-negative integer");
+    }
+  }
+  void i64(const char* key, int64_t& out, bool required = true) {
+    const json::value* v = find(key, required);
+    if (!v) return;
+    if (v->is_int64()) {
+      out = v->as_int64();
+    } else if (v->is_uint64() && v->as_uint64() <= uint64_t(INT64_MAX)) {
+      out = int64_t(v->as_uint64());
+    } else {
+      wrong(key, "an integer");
+    }
+  }
+  void optional_i64(const char* key, std::optional<int64_t>& out) {
+    if (!o_.contains(key) || o_.at(key).is_null()) return;
+    int64_t v = 0;
+    i64(key, v);
+    out = v;
+  }
+  void number(const char* key, double& out, bool required = true) {
+    const json::value* v = find(key, required);
+    if (!v) return;
+    if (v->is_number())
+      out = v->to_number<double>();
+    else
+      wrong(key, "a number");
+  }
+  void string(const char* key, std::string& out, bool required = true) {
+    const json::value* v = find(key, required);
+    if (!v) return;
+    if (v->is_string())
+      out = std::string(v->as_string());
+    else
+      wrong(key, "a string");
+  }
+  void boolean(const char* key, bool& out) {
+    const json::value* v = find(key, false);
+    if (!v) return;
+    if (v->is_bool())
+      out = v->as_bool();
+    else
+      wrong(key, "true or false");
+  }
+  void strings(const char* key, std::vector<std::string>& out) {
+    const json::value* v = find(key, true);
+    if (!v) return;
+    if (!v->is_array()) return wrong(key, "an array of strings");
+    for (const json::value& item : v->as_array()) {
+      if (!item.is_string()) return wrong(key, "an array of strings");
+      out.emplace_back(item.as_string());
+    }
+  }
+
+ private:
+  const json::value* find(const char* key, bool required) {
+    if (!ok()) return nullptr;
+    const json::value* v = o_.if_contains(key);
+    if (!v && required) error_ = fmt::format("missing key \"{}\"", key);
+    return v;
+  }
+  void wrong(const char* key, const char* expected) {
+    if (ok()) error_ = fmt::format("\"{}\" is not {}", key, expected);
+  }
+
+  const json::object& o_;
+  std::string error_;
+};
+
+}  // namespace
+
+std::optional<Record> parse_record(std::string_view line, std::string* reason) {
+  json::error_code ec;
+  json::value value = json::parse(line, ec);
+  if (ec) {
+    *reason = fmt::format("not JSON ({})", ec.message());
+    return std::nullopt;
+  }
+  if (!value.is_object()) {
+    *reason = "not a JSON object";
+    return std::nullopt;
+  }
+  const json::object& o = value.as_object();
+  Fields f(o);
+  uint64_t schema = 0;
+  f.u64("schema", schema);
+  if (f.ok() && schema != 1) {
+    *reason = fmt::format("unknown schema {}", schema);
+    return std::nullopt;
+  }
+  std::string kind = "process";
+  f.string("kind", kind, false);
+  if (f.ok() && kind == "tree") {
+    TreeRecord t;
+    f.string("test", t.test);
+    f.string("op", t.op);
+    f.u64("start_ns", t.start_ns);
+    f.u64("end_ns", t.end_ns);
+    f.u64("processes", t.processes);
+    f.u64("sampled_size_peak_bytes", t.sampled_size_peak_bytes);
+    f.u64("sampled_rss_peak_bytes", t.sampled_rss_peak_bytes);
+    f.u64("samples", t.samples, false);
+    f.optional_i64("exit_code", t.exit_code);
+    f.optional_i64("signal", t.signal);
+    f.boolean("aborted", t.aborted);
+    f.u64("run", t.run, false);
+    if (!f.ok()) {
+      *reason = f.error();
+      return std::nullopt;
+    }
+    return t;
+  }
+  if (f.ok() && kind != "process") {
+    *reason = fmt::format("unknown kind \"{}\"", kind);
+    return std::nullopt;
+  }
+  ProcessRecord p;
+  f.i64("pid", p.pid);
+  f.i64("ppid", p.ppid);
+  f.string("exe", p.exe);
+  f.strings("argv", p.argv);
+  f.string("test", p.test);
+  f.string("op", p.op);
+  f.u64("start_ns", p.start_ns);
+  f.u64("end_ns", p.end_ns);
+  f.number("cpu_user_s", p.cpu_user_s);
+  f.number("cpu_sys_s", p.cpu_sys_s);
+  f.u64("malloc_bytes", p.malloc_bytes);
+  f.u64("malloc_calls", p.malloc_calls);
+  f.u64("free_calls", p.free_calls);
+  f.u64("realloc_copied_bytes", p.realloc_copied_bytes, false);
+  f.u64("copied_bytes", p.copied_bytes);
+  f.u64("copied_calls", p.copied_calls);
+  f.u64("heap_peak_bytes", p.heap_peak_bytes);
+  f.u64("vm_peak_bytes", p.vm_peak_bytes);
+  f.u64("rss_peak_bytes", p.rss_peak_bytes);
+  f.u64("sampled_size_peak_bytes", p.sampled_size_peak_bytes);
+  f.u64("sampled_rss_peak_bytes", p.sampled_rss_peak_bytes);
+  f.u64("samples", p.samples);
+  f.number("sampler_cpu_s", p.sampler_cpu_s, false);
+  f.string("end", p.end);
+  f.optional_i64("exit_code", p.exit_code);
+  f.optional_i64("signal", p.signal);
+  f.string("written_by", p.written_by, false);
+  f.boolean("aborted", p.aborted);
+  if (f.ok() && p.end != "exit" && p.end != "exec" && p.end != "signal" && p.end != "killed") {
+    *reason = fmt::format("\"end\" is \"{}\", not exit, exec, signal or killed", p.end);
+    return std::nullopt;
+  }
+  if (!f.ok()) {
+    *reason = f.error();
+    return std::nullopt;
+  }
+  return p;
+}
+
+}  // namespace account

@@ -1,0 +1,68 @@
+/// Records as the tools read them back: one JSON object per line (see
+/// docs/record-format.md). Reading validates types and required keys.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace account {
+
+/// One process image (`"kind": "process"`, the default when kind is absent).
+struct ProcessRecord {
+  int64_t pid = 0;
+  int64_t ppid = 0;
+  std::string exe;
+  std::vector<std::string> argv;
+  std::string test;
+  std::string op;
+  uint64_t start_ns = 0;
+  uint64_t end_ns = 0;
+  double cpu_user_s = 0;
+  double cpu_sys_s = 0;
+  uint64_t malloc_bytes = 0;
+  uint64_t malloc_calls = 0;
+  uint64_t free_calls = 0;
+  uint64_t realloc_copied_bytes = 0;
+  uint64_t copied_bytes = 0;
+  uint64_t copied_calls = 0;
+  uint64_t heap_peak_bytes = 0;
+  uint64_t vm_peak_bytes = 0;
+  uint64_t rss_peak_bytes = 0;
+  uint64_t sampled_size_peak_bytes = 0;
+  uint64_t sampled_rss_peak_bytes = 0;
+  uint64_t samples = 0;
+  double sampler_cpu_s = 0;
+  std::string end;  // exit, exec, signal, killed
+  std::optional<int64_t> exit_code;
+  std::optional<int64_t> signal;
+  std::string written_by;
+  bool aborted = false;
+};
+
+/// One `account run` (`"kind": "tree"`): the whole process tree of a command.
+struct TreeRecord {
+  std::string test;
+  std::string op;
+  uint64_t start_ns = 0;
+  uint64_t end_ns = 0;
+  uint64_t processes = 0;
+  uint64_t sampled_size_peak_bytes = 0;
+  uint64_t sampled_rss_peak_bytes = 0;
+  uint64_t samples = 0;
+  std::optional<int64_t> exit_code;
+  std::optional<int64_t> signal;
+  bool aborted = false;
+  uint64_t run = 0;  // 1-based repetition index within an `account run --repeat`
+};
+
+using Record = std::variant<ProcessRecord, TreeRecord>;
+
+/// Parses one line. On failure returns nullopt and puts a one-phrase reason
+/// (e.g. "missing key \"pid\"", "not JSON: ...") in *reason.
+std::optional<Record> parse_record(std::string_view line, std::string* reason);
+
+}  // namespace account

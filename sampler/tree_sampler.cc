@@ -1,0 +1,65 @@
+#include "tree_sampler.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "proc_files.h"
+
+namespace account {
+
+std::vector<pid_t> children_of(pid_t pid) {
+  std::vector<pid_t> out;
+  std::string task_dir = "/proc/" + std::to_string(pid) + "/task";
+  DIR* dir = opendir(task_dir.c_str());
+  if (!dir) return out;
+  while (dirent* e = readdir(dir)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    std::ifstream in(task_dir + "/" + e->d_name + "/children");
+    long child;
+    while (in >> child) out.push_back(pid_t(child));
+  }
+  closedir(dir);
+  return out;
+}
+
+bool is_shim_sampler(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/comm");
+  std::string comm;
+  std::getline(in, comm);
+  return comm == "account-sampler";
+}
+
+void TreeSampler::sample() {
+  uint64_t size = 0, rss = 0;
+  live_.clear();
+  samplers_alive_ = 0;
+  std::vector<pid_t> pending = children_of(root_);
+  while (!pending.empty()) {
+    pid_t pid = pending.back();
+    pending.pop_back();
+    if (is_shim_sampler(pid)) {
+      ++samplers_alive_;
+      continue;
+    }
+    int fd = open_proc_file(pid, "statm");
+    MemoryNow now;
+    bool alive = read_statm(fd, &now);
+    if (fd >= 0) close(fd);
+    if (!alive) continue;  // a zombie has no memory left
+    size += now.size_bytes;
+    rss += now.resident_bytes;
+    live_.push_back(pid);
+    seen_.insert(pid);
+    for (pid_t c : children_of(pid)) pending.push_back(c);
+  }
+  if (size > size_peak_) size_peak_ = size;
+  if (rss > rss_peak_) rss_peak_ = rss;
+  ++samples_;
+}
+
+}  // namespace account

@@ -1,0 +1,45 @@
+/// Running a program for a test: environment changes, captured output, exit status.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace account::testing {
+
+struct ProgramResult {
+  std::string out;
+  std::string err;
+  int status = -1;     // exit code, or 128 + signal
+  bool timed_out = false;
+};
+
+struct ProgramOptions {
+  std::map<std::string, std::optional<std::string>> env;  // nullopt: unset
+  std::string cwd;
+  std::string stdin_text;
+  double timeout_s = 60;
+  bool preload = false;  // add the shim to LD_PRELOAD
+};
+
+ProgramResult run_program(const std::vector<std::string>& argv, const ProgramOptions& options = {});
+
+/// A fresh temporary directory, removed with the object.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+/// Path of a test program built in tests/programs.
+std::string test_program(const std::string& name);
+
+}  // namespace account::testing
