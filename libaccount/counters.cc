@@ -22,6 +22,7 @@ Region* map_region() {
   r->magic = kRegionMagic;
   r->slots[kSharedSlot].shared = 1;
   r->slots[kSharedSlot].owned = 1;
+  r->slot_limit = 1;
   return r;
 }
 
@@ -78,6 +79,7 @@ Slot* claim_slot() {
     if (__atomic_compare_exchange_n(&r->slots[i].owned, &expected, 1, false, __ATOMIC_ACQUIRE,
                                     __ATOMIC_RELAXED)) {
       claimed = &r->slots[i];
+      raise_to(&r->slot_limit, uint32_t(i + 1));
       break;
     }
   }
@@ -96,16 +98,19 @@ void reset_region_after_fork() {
   }
   // The forking thread is the only thread of the child: it takes slot 1 again.
   fresh->slots[1].owned = 1;
+  fresh->slot_limit = 2;
   tls_slot = &fresh->slots[1];
   if (g_release_key_ready) pthread_setspecific(g_release_key, tls_slot);
 }
 
 void detach_thread_from_region() { tls_slot = &g_sink; }
 
-Totals sum_slots(const Region* region) {
+Totals sum_slots(const Region* region, uint32_t limit) {
   Totals t;
   int64_t peak = 0;
-  for (const Slot& s : region->slots) {
+  if (limit > kSlotCount) limit = kSlotCount;
+  for (uint32_t i = 0; i < limit; ++i) {
+    const Slot& s = region->slots[i];
     t.malloc_calls += load_relaxed(&s.malloc_calls);
     t.malloc_bytes += load_relaxed(&s.malloc_bytes);
     t.free_calls += load_relaxed(&s.free_calls);

@@ -3,7 +3,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
+
+#include "timeline_store.h"
 
 namespace account {
 
@@ -23,8 +26,6 @@ const char* end_name(EndKind kind) {
 
 uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
-// Storage for the one record a process image writes (and for its sampler's).
-char g_record_storage[256 * 1024];
 
 void expand_output_path(const Settings& settings, int pid, char* path, uint64_t cap) {
   TextBuffer out(path, cap - 1);
@@ -113,6 +114,11 @@ void compose_record(TextBuffer& out, const Identity& id, const Settings& setting
     if (ending.code_known) out.field_int("signal", ending.code);
   }
   out.field_string("written_by", ending.by_sampler ? "sampler" : "process");
+  if (g_timeline) {
+    // Wait out a point being added (the sampler holds the flag for microseconds).
+    for (int i = 0; i < 100000 && load_relaxed(&region->timeline_busy); ++i) __builtin_ia32_pause();
+    compose_timeline(out, g_timeline);
+  }
   out.end_object();
   out.put('\n');
 }
@@ -182,9 +188,25 @@ bool check_output_writable(const Settings& settings, int pid) {
   return false;
 }
 
+// Room for the longest record this image can produce: argv escaped at worst six
+// bytes a byte, timeline numbers at most 21 characters each.
+size_t record_capacity(const Identity& id) {
+  size_t points = g_timeline ? g_timeline->state.capacity : 0;
+  return 64 * 1024 + 6 * id.argv_len + 6 * 2 * kPathCapacity + points * 5 * 22;
+}
+
 void emit(const Identity& id, const Settings& settings, const Region* region,
           const FinalFigures& figures, const Ending& ending) {
-  TextBuffer out(g_record_storage, sizeof g_record_storage);
+  size_t capacity = record_capacity(id);
+  void* storage = mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (storage == MAP_FAILED) return;
+  emit_into(static_cast<char*>(storage), capacity, id, settings, region, figures, ending);
+  munmap(storage, capacity);
+}
+
+void emit_into(char* storage, size_t capacity, const Identity& id, const Settings& settings,
+               const Region* region, const FinalFigures& figures, const Ending& ending) {
+  TextBuffer out(storage, capacity);
   if (!settings.has_output) {
     compose_summary(out, id, region, figures, ending);
     ssize_t ignored = write(2, out.data(), out.size());
@@ -192,7 +214,7 @@ void emit(const Identity& id, const Settings& settings, const Region* region,
     return;
   }
   compose_record(out, id, settings, region, figures, ending);
-  if (out.overflowed()) return;  // cannot happen with the bounded inputs above
+  if (out.overflowed()) return;  // cannot happen: record_capacity() bounds it
   char path[kPathCapacity];
   int err = append_record(settings, id.pid, out.data(), out.size(), path, sizeof path);
   if (err != 0 && !ending.by_sampler && !g_output_warned)

@@ -45,6 +45,8 @@ extern bool g_output_warned;  // at most one warning line per process
 
 // Writes the record (or the stderr summary when no output is set), warning once
 // on failure. Used by the target and by the sampler.
+void emit_into(char* storage, size_t capacity, const Identity& id, const Settings& settings,
+               const Region* region, const FinalFigures& figures, const Ending& ending);
 void emit(const Identity& id, const Settings& settings, const Region* region,
           const FinalFigures& figures, const Ending& ending);
 

@@ -44,6 +44,8 @@ struct Region {
   uint32_t magic;
   uint32_t image_state;
   int64_t heap_published;
+  uint32_t slot_limit;  // slots [0, slot_limit) have ever been claimed
+  uint32_t timeline_busy;  // 1 while the sampler adds a timeline point
   // Written by the sampler, read by the target when it writes its own record.
   int32_t sampler_pid;
   uint32_t sampler_alive;
@@ -65,6 +67,7 @@ struct Totals {
   int64_t heap_peak_bytes = 0;
 };
 
-Totals sum_slots(const Region* region);
+// `limit` bounds the slots read (Region::slot_limit for a cheap live read).
+Totals sum_slots(const Region* region, uint32_t limit = kSlotCount);
 
 }  // namespace account

@@ -18,6 +18,7 @@
 
 #include "counters.h"
 #include "lifecycle.h"
+#include "timeline_store.h"
 
 namespace account {
 
@@ -46,12 +47,26 @@ void close_inherited_descriptors() {
   for (int fd = 0; fd < 65536; ++fd) close(fd);
 }
 
+void add_timeline_point(Region* r, const MemoryNow& now) {
+  __atomic_store_n(&r->timeline_busy, 1u, __ATOMIC_SEQ_CST);
+  Totals t = sum_slots(r, load_relaxed(&r->slot_limit));
+  TimelinePoint point;
+  point.t_us = (monotonic_ns() - g_identity.start_monotonic_ns) / 1000;
+  point.size_bytes = now.size_bytes;
+  point.rss_bytes = now.resident_bytes;
+  point.malloc_bytes = t.malloc_bytes;
+  point.copied_bytes = t.copied_bytes;
+  timeline_add(&g_timeline->state, g_timeline->points, point);
+  __atomic_store_n(&r->timeline_busy, 0u, __ATOMIC_RELEASE);
+}
+
 void sample(Watch& w, Region* r, uint64_t tick) {
   MemoryNow now;
   if (read_statm(w.statm_fd, &now)) {
     raise_to(&r->sampled_size_peak_bytes, now.size_bytes);
     raise_to(&r->sampled_rss_peak_bytes, now.resident_bytes);
     fetch_add_relaxed(&r->samples, uint64_t{1});
+    if (g_timeline) add_timeline_point(r, now);
   }
   if (tick % kSlowEvery == 0) {
     read_stat(w.stat_fd, &w.cpu);
@@ -134,6 +149,7 @@ void record_death(Watch& w, Region* r) {
 void start_sampler() {
   if (g_settings.sample_ms == 0 || g_region == nullptr) return;
   int saved_errno = errno;
+  if (g_settings.timeline) create_timeline(g_settings.timeline_points, g_settings.sample_ms);
   pid_t target = g_identity.pid;
   Region* r = g_region;
   // Exit signal 0: no SIGCHLD for the target, and only a __WCLONE wait sees it.

@@ -72,6 +72,12 @@ void load_settings() {
     else
       warn("ACCOUNT_TIMELINE=", v, " is not 0 or 1; using 0");
   }
+  if (const char* v = getenv("ACCOUNT_TIMELINE_POINTS"); v && *v) {
+    if (parse_bounded(v, 16, 65536, &n))
+      s.timeline_points = uint32_t(n);
+    else
+      warn("ACCOUNT_TIMELINE_POINTS=", v, " is not a number of points from 16 to 65536; using 2048");
+  }
   if (const char* v = getenv("ACCOUNT_BACKTRACE_MIN"); v && *v) {
     if (parse_size(v, &n) && n > 0)
       s.backtrace_min = n;

@@ -19,6 +19,7 @@ struct Settings {
   char op[kLabelCapacity] = {};
   uint32_t sample_ms = 5;  // 0: no sampler
   bool timeline = false;
+  uint32_t timeline_points = 2048;
   uint64_t backtrace_min = 0;  // 0: off
   uint32_t backtrace_depth = 32;
   bool record_argv = true;

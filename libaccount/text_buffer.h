@@ -30,7 +30,7 @@ class TextBuffer {
   void field_fixed(const char* name, uint64_t v, int decimals) { key(name), put_fixed(v, decimals); }
   void field_string(const char* name, const char* s) { key(name), put_json_string(s); }
   void begin_object() { put('{'), first_ = true; }
-  void end_object() { put('}'), first_ = false; }
+  void end_object() { put('}'), first_ = false; }  // the enclosing object goes on
 
   const char* data() const { return buf_; }
   size_t size() const { return len_; }
