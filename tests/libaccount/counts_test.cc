@@ -1,0 +1,137 @@
+// Exact counts: what each interposed function adds to a process's record.
+#include <gtest/gtest.h>
+
+#include "shim_run.h"
+
+namespace account::testing {
+namespace {
+
+// The one record of a single-process program run under the shim.
+ProcessRecord only_record(const ShimRun& run) {
+  EXPECT_TRUE(run.records.bad_lines.empty()) << run.records.bad_lines.front();
+  EXPECT_EQ(run.records.processes.size(), 1u) << slurp(run.output);
+  if (run.records.processes.empty()) return {};
+  return run.records.processes.front();
+}
+
+TEST(ShimCounts, AllocPatternMallocBytesAndCalls) {
+  TempDir dir;
+  ShimRun run = run_with_shim(dir, {test_program("alloc_pattern")}, {{"ACCOUNT_SAMPLE_MS", "0"}});
+  ASSERT_EQ(run.result.status, 0) << run.result.err;
+  EXPECT_EQ(run.result.err, "");
+  ProcessRecord r = only_record(run);
+  EXPECT_EQ(r.malloc_calls, 13u);
+  EXPECT_EQ(r.malloc_bytes, 10u * 1000 + 1000 + 5000 + 1048576);
+  EXPECT_EQ(r.free_calls, 12u);
+  EXPECT_EQ(r.copied_calls, 0u);
+  EXPECT_EQ(r.end, "exit");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.written_by, "process");
+}
+
+// Table for malloc_family.c (calls, bytes):
+//   malloc(100) 1/100, malloc(0) 1/0, calloc(10,20) 1/200, calloc overflow 1/0,
+//   realloc(m,300) 1/300, realloc(NULL,50) 1/50, reallocarray(NULL,4,25) 1/100,
+//   reallocarray overflow 1/0, posix_memalign 64/128 1/128, posix_memalign 3/128
+//   (EINVAL) 1/128, posix_memalign 24/64 (EINVAL) 1/64, aligned_alloc(64,256)
+//   1/256, aligned_alloc(24,48) 1/48, memalign(32,64) 1/64, valloc(1000) 1/1000,
+//   pvalloc(1000) 1/1000, realloc(r,0) 1/0  => 17 calls, 3438 bytes.
+//   free(NULL), free(zero) and 8 more frees => 10 free calls.
+TEST(ShimCounts, EveryMallocFamilyFunctionIncludingFailures) {
+  TempDir dir;
+  ShimRun run = run_with_shim(dir, {test_program("malloc_family")}, {{"ACCOUNT_SAMPLE_MS", "0"}});
+  ASSERT_EQ(run.result.status, 0) << run.result.err;
+  EXPECT_EQ(run.result.err, "");
+  ProcessRecord r = only_record(run);
+  EXPECT_EQ(r.malloc_calls, 17u);
+  EXPECT_EQ(r.malloc_bytes, 3438u);
+  EXPECT_EQ(r.free_calls, 10u);
+  // The failure cases fail as glibc makes them fail.
+  EXPECT_NE(run.result.out.find("calloc_overflow=NULL errno=12\n"), std::string::npos)
+      << run.result.out;
+  EXPECT_NE(run.result.out.find("reallocarray_overflow=NULL errno=12\n"), std::string::npos);
+  EXPECT_NE(run.result.out.find("posix_memalign_64=0 aligned=1\n"), std::string::npos);
+  EXPECT_NE(run.result.out.find("posix_memalign_3=22 out=NULL\n"), std::string::npos);
+  EXPECT_NE(run.result.out.find("posix_memalign_24=22 out=NULL\n"), std::string::npos);
+  EXPECT_NE(run.result.out.find("realloc_0=NULL\n"), std::string::npos);
+}
+
+// The shim must not change what any malloc-family call returns, failures
+// included: glibc 2.36's aligned_alloc accepts any alignment (it is memalign).
+TEST(ShimCounts, MallocFamilyResultsUnchangedByShim) {
+  TempDir dir;
+  ProgramOptions plain;
+  plain.env = clean_env();
+  ProgramResult without = run_program({test_program("malloc_family")}, plain);
+  ShimRun with = run_with_shim(dir, {test_program("malloc_family")}, {{"ACCOUNT_SAMPLE_MS", "0"}});
+  EXPECT_EQ(with.result.out, without.out);
+  EXPECT_EQ(with.result.err, without.err);
+  EXPECT_EQ(with.result.status, without.status);
+}
+
+TEST(ShimCounts, CopiedBytesForEachCopyFunction) {
+  TempDir dir;
+  ShimRun run = run_with_shim(dir, {test_program("copy_calls")}, {{"ACCOUNT_SAMPLE_MS", "0"}});
+  ProcessRecord r = only_record(run);
+  // memcpy 1000, memmove 2000, mempcpy 3000, bcopy 4000, __memcpy_chk 5000,
+  // __memmove_chk 6000, __mempcpy_chk 7000, wmemcpy 100 x 4, wmemmove 200 x 4.
+  EXPECT_EQ(r.copied_calls, 9u);
+  EXPECT_EQ(r.copied_bytes, 1000u + 2000 + 3000 + 4000 + 5000 + 6000 + 7000 + 400 + 800);
+  EXPECT_EQ(r.malloc_calls, 0u);
+  EXPECT_EQ(r.free_calls, 0u);
+  EXPECT_EQ(run.result.err, "");
+}
+
+TEST(ShimCounts, ExactHeapPeakOfAllocateThenFree) {
+  TempDir dir;
+  ShimRun run = run_with_shim(dir, {test_program("heap_peak")}, {{"ACCOUNT_SAMPLE_MS", "0"}});
+  ASSERT_EQ(run.result.status, 0);
+  long long expected = value_after(run.result.out, "expected_heap_peak");
+  ASSERT_GT(expected, 3 << 20) << run.result.out;
+  ASSERT_EQ(value_after(run.result.out, "live_at_end"), 0);
+  ProcessRecord r = only_record(run);
+  EXPECT_EQ(r.heap_peak_bytes, uint64_t(expected));
+  EXPECT_EQ(r.malloc_calls, 100u + 1 + 10 + 1 + 1);
+  EXPECT_EQ(r.free_calls, 100u + 1 + 10 + 1);
+}
+
+TEST(ShimCounts, ReallocThatMovesAddsReallocCopiedBytes) {
+  TempDir dir;
+  ShimRun run = run_with_shim(dir, {test_program("realloc_move")}, {{"ACCOUNT_SAMPLE_MS", "0"}});
+  ASSERT_EQ(run.result.status, 0);
+  ASSERT_EQ(value_after(run.result.out, "moved"), 1) << run.result.out;
+  ASSERT_EQ(value_after(run.result.out, "shrink_moved"), 0) << run.result.out;
+  long long expected = value_after(run.result.out, "expected_realloc_copied");
+  ASSERT_GE(expected, 1000);
+  ProcessRecord r = only_record(run);
+  EXPECT_EQ(r.realloc_copied_bytes, uint64_t(expected));
+  // malloc 1000, 1000, realloc 100000, malloc 5000, realloc 100.
+  EXPECT_EQ(r.malloc_calls, 5u);
+  EXPECT_EQ(r.malloc_bytes, 1000u + 1000 + 100000 + 5000 + 100);
+  EXPECT_EQ(r.free_calls, 3u);
+  // The moving realloc's copy is not a memcpy the program made.
+  EXPECT_EQ(r.copied_bytes, 0u);
+}
+
+// 8 threads x 1M malloc+free. Thread creation and exit allocate on their own,
+// so the 0-allocation run of the same program is the baseline; the difference
+// must be exact.
+TEST(ShimCounts, EightThreadsMillionAllocationsEachExactTotals) {
+  TempDir base_dir, dir;
+  ShimRun base = run_with_shim(base_dir, {test_program("thread_allocs"), "8", "0"},
+                               {{"ACCOUNT_SAMPLE_MS", "0"}});
+  ShimRun run = run_with_shim(dir, {test_program("thread_allocs"), "8", "1000000"},
+                              {{"ACCOUNT_SAMPLE_MS", "0"}});
+  ASSERT_EQ(base.result.status, 0);
+  ASSERT_EQ(run.result.status, 0);
+  ProcessRecord b = only_record(base), r = only_record(run);
+  const uint64_t per_thread_bytes = 1000000ull * 16 + (1000000ull / 100) * 4950;
+  EXPECT_EQ(r.malloc_calls - b.malloc_calls, 8u * 1000000);
+  EXPECT_EQ(r.free_calls - b.free_calls, 8u * 1000000);
+  EXPECT_EQ(r.malloc_bytes - b.malloc_bytes, 8 * per_thread_bytes);
+  // Thread start-up itself is small and the same each run.
+  EXPECT_LT(b.malloc_calls, 100u);
+}
+
+}  // namespace
+}  // namespace account::testing

@@ -1,0 +1,324 @@
+// Process life cycles: fork, exec, posix_spawn, vfork, _exit, signals. Each
+// process image must yield exactly one record, with its own figures.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "shim_run.h"
+
+namespace account::testing {
+namespace {
+
+std::string dump(const ShimRun& run) {
+  return "stdout:\n" + run.result.out + "stderr:\n" + run.result.err + "records:\n" +
+         slurp(run.output);
+}
+
+ShimRun run_processes(const TempDir& dir, const std::vector<std::string>& args, Env env = {},
+                      size_t min_records = 0) {
+  std::vector<std::string> argv{test_program("processes")};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_with_shim(dir, argv, env, min_records);
+}
+
+TEST(ShimProcesses, ForkChildAndParentCountOnlyTheirOwnCalls) {
+  TempDir dir;
+  ShimRun run = run_processes(dir, {"fork"});
+  ASSERT_EQ(run.result.status, 0) << dump(run);
+  long long parent = value_after(run.result.out, "pid");
+  long long child = value_after(run.result.out, "child");
+  ASSERT_EQ(value_after(run.result.out, "status"), 7) << dump(run);
+  ASSERT_TRUE(run.records.bad_lines.empty());
+  ASSERT_EQ(run.records.processes.size(), 2u) << dump(run);
+
+  auto p = records_of_pid(run.records, parent);
+  ASSERT_EQ(p.size(), 1u) << dump(run);
+  EXPECT_EQ(p[0].malloc_calls, 5u);  // 3 x 1000 before the fork, 2 x 3000 after
+  EXPECT_EQ(p[0].malloc_bytes, 3u * 1000 + 2 * 3000);
+  EXPECT_EQ(p[0].free_calls, 2u);
+  EXPECT_EQ(p[0].copied_calls, 1u);
+  EXPECT_EQ(p[0].copied_bytes, 333u);
+  EXPECT_EQ(p[0].end, "exit");
+  EXPECT_EQ(p[0].exit_code, 0);
+
+  auto c = records_of_pid(run.records, child);
+  ASSERT_EQ(c.size(), 1u) << dump(run);
+  EXPECT_EQ(c[0].ppid, parent);
+  EXPECT_EQ(c[0].malloc_calls, 5u);
+  EXPECT_EQ(c[0].malloc_bytes, 5u * 2000);
+  EXPECT_EQ(c[0].free_calls, 5u);
+  EXPECT_EQ(c[0].copied_calls, 1u);
+  EXPECT_EQ(c[0].copied_bytes, 777u);
+  EXPECT_EQ(c[0].end, "exit");
+  EXPECT_EQ(c[0].exit_code, 7);
+  EXPECT_GE(c[0].start_ns, p[0].start_ns);
+}
+
+TEST(ShimProcesses, ForkChildLeavingWithUnderscoreExitIsRecorded) {
+  TempDir dir;
+  ShimRun run = run_processes(dir, {"fork_exit_"});
+  ASSERT_EQ(run.result.status, 0) << dump(run);
+  long long parent = value_after(run.result.out, "pid");
+  long long child = value_after(run.result.out, "child");
+  EXPECT_EQ(value_after(run.result.out, "status"), 9);
+  ASSERT_EQ(run.records.processes.size(), 2u) << dump(run);
+  auto c = records_of_pid(run.records, child);
+  ASSERT_EQ(c.size(), 1u) << dump(run);
+  EXPECT_EQ(c[0].end, "exit");
+  EXPECT_EQ(c[0].exit_code, 9);
+  EXPECT_EQ(c[0].malloc_calls, 1u);
+  EXPECT_EQ(c[0].malloc_bytes, 123u);
+  auto p = records_of_pid(run.records, parent);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].malloc_calls, 0u);
+}
+
+TEST(ShimProcesses, ForkThenExecRecordsTheChildImageAndTheNewImage) {
+  TempDir dir;
+  ShimRun run = run_processes(dir, {"fork_exec", test_program("alloc_pattern")});
+  ASSERT_EQ(run.result.status, 0) << dump(run);
+  long long parent = value_after(run.result.out, "pid");
+  long long child = value_after(run.result.out, "child");
+  EXPECT_EQ(value_after(run.result.out, "status"), 0);
+  ASSERT_EQ(run.records.processes.size(), 3u) << dump(run);
+  auto c = records_of_pid(run.records, child);
+  ASSERT_EQ(c.size(), 2u) << dump(run);
+  // The forked copy of `processes`, ended by exec: only the child's malloc(500).
+  EXPECT_EQ(c[0].end, "exec");
+  EXPECT_FALSE(c[0].exit_code.has_value());
+  EXPECT_EQ(c[0].malloc_calls, 1u);
+  EXPECT_EQ(c[0].malloc_bytes, 500u);
+  ASSERT_FALSE(c[0].argv.empty());
+  EXPECT_EQ(c[0].argv[0], test_program("processes"));
+  // The new image starts from zero.
+  EXPECT_EQ(c[1].argv, std::vector<std::string>{test_program("alloc_pattern")});
+  EXPECT_EQ(c[1].exe, test_program("alloc_pattern"));
+  EXPECT_EQ(c[1].end, "exit");
+  EXPECT_EQ(c[1].exit_code, 0);
+  EXPECT_EQ(c[1].malloc_calls, 13u);
+  EXPECT_EQ(c[1].malloc_bytes, 1064576u);
+  EXPECT_EQ(c[1].ppid, parent);
+  EXPECT_EQ(records_of_pid(run.records, parent).size(), 1u);
+}
+
+TEST(ShimProcesses, FailedExecOfMissingPathThenExecGivesOneExecRecord) {
+  TempDir dir;
+  ShimRun run = run_processes(dir, {"exec_missing", test_program("alloc_pattern")});
+  ASSERT_EQ(run.result.status, 0) << dump(run);
+  long long pid = value_after(run.result.out, "pid");
+  auto own = records_of_pid(run.records, pid);
+  ASSERT_EQ(run.records.processes.size(), 2u) << dump(run);
+  ASSERT_EQ(own.size(), 2u);
+  EXPECT_EQ(own[0].end, "exec");
+  EXPECT_EQ(own[0].malloc_calls, 1u);
+  EXPECT_EQ(own[0].malloc_bytes, 64u);
+  EXPECT_EQ(own[1].exe, test_program("alloc_pattern"));
+  EXPECT_EQ(own[1].malloc_calls, 13u);
+  EXPECT_EQ(own[1].end, "exit");
+}
+
+TEST(ShimProcesses, ExecvpSearchingPathPastMissingDirectories) {
+  TempDir dir;
+  std::string programs = test_program("");
+  programs.pop_back();  // the trailing '/'
+  ShimRun run = run_processes(dir, {"execvp", "alloc_pattern"},
+                              {{"PATH", "/nonexistent-a:" + dir.path() + ":" + programs}});
+  ASSERT_EQ(run.result.status, 0) << dump(run);
+  long long pid = value_after(run.result.out, "pid");
+  auto own = records_of_pid(run.records, pid);
+  ASSERT_EQ(run.records.processes.size(), 2u) << dump(run);
+  ASSERT_EQ(own.size(), 2u);
+  EXPECT_EQ(own[0].end, "exec");
+  EXPECT_EQ(own[0].malloc_bytes, 64u);
+  EXPECT_EQ(own[1].exe, test_program("alloc_pattern"));
+  EXPECT_EQ(own[1].malloc_calls, 13u);
+}
+
+// An exec of an existing executable file can still fail (a missing script
+// interpreter: ENOENT; an unknown format: ENOEXEC). The image goes on and must
+// be recorded as it really ends, not as an exec that never happened.
+void expect_failed_exec_recorded_as_exit(const std::string& content, int expected_errno) {
+  TempDir dir;
+  std::string target = dir.file("not-runnable");
+  { std::ofstream(target) << content; }
+  ASSERT_EQ(chmod(target.c_str(), 0755), 0);
+  ShimRun run = run_processes(dir, {"exec_fail", target});
+  EXPECT_EQ(run.result.status, 3) << dump(run);
+  EXPECT_EQ(value_after(run.result.out, "errno"), expected_errno) << dump(run);
+  ASSERT_EQ(run.records.processes.size(), 1u) << dump(run);
+  const ProcessRecord& r = run.records.processes[0];
+  EXPECT_EQ(r.end, "exit") << dump(run);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.malloc_calls, 1u);
+  EXPECT_EQ(r.malloc_bytes, 64u);
+}
+
+TEST(ShimProcesses, FailedExecOfScriptWithMissingInterpreterIsRecordedAsExit) {
+  expect_failed_exec_recorded_as_exit("#!/nonexistent/interpreter\n", ENOENT);
+}
+
+TEST(ShimProcesses, FailedExecOfUnknownFormatIsRecordedAsExit) {
+  expect_failed_exec_recorded_as_exit("\x01\x02 not a program\n", ENOEXEC);
+}
+
+TEST(ShimProcesses, PosixSpawnChildIsRecordedSeparately) {
+  TempDir dir;
+  ShimRun run = run_processes(dir, {"spawn", test_program("alloc_pattern")});
+  ASSERT_EQ(run.result.status, 0) << dump(run);
+  long long parent = value_after(run.result.out, "pid");
+  long long child = value_after(run.result.out, "child");
+  ASSERT_EQ(run.records.processes.size(), 2u) << dump(run);
+  auto p = records_of_pid(run.records, parent);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].malloc_calls, 1u);
+  EXPECT_EQ(p[0].malloc_bytes, 10u);
+  EXPECT_EQ(p[0].free_calls, 1u);
+  EXPECT_EQ(p[0].end, "exit");
+  auto c = records_of_pid(run.records, child);
+  ASSERT_EQ(c.size(), 1u) << dump(run);
+  EXPECT_EQ(c[0].exe, test_program("alloc_pattern"));
+  EXPECT_EQ(c[0].ppid, parent);
+  EXPECT_EQ(c[0].malloc_calls, 13u);
+  EXPECT_EQ(c[0].end, "exit");
+}
+
+TEST(ShimProcesses, VforkChildGetsNoRecordOfItsOwn) {
+  TempDir dir;
+  ShimRun run = run_processes(dir, {"vfork_exec", test_program("alloc_pattern")});
+  ASSERT_EQ(run.result.status, 0) << dump(run);
+  long long parent = value_after(run.result.out, "pid");
+  long long child = value_after(run.result.out, "child");
+  ASSERT_EQ(run.records.processes.size(), 2u) << dump(run);
+  auto p = records_of_pid(run.records, parent);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].end, "exit");
+  auto c = records_of_pid(run.records, child);
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].exe, test_program("alloc_pattern"));
+  EXPECT_EQ(c[0].malloc_calls, 13u);
+}
+
+TEST(ShimProcesses, VforkChildUnderscoreExitDoesNotEndTheParentsRecord) {
+  TempDir dir;
+  ShimRun run = run_processes(dir, {"vfork_exit"});
+  ASSERT_EQ(run.result.status, 0) << dump(run);
+  EXPECT_EQ(value_after(run.result.out, "status"), 5);
+  ASSERT_EQ(run.records.processes.size(), 1u) << dump(run);
+  EXPECT_EQ(run.records.processes[0].pid, value_after(run.result.out, "pid"));
+  EXPECT_EQ(run.records.processes[0].exit_code, 0);
+}
+
+class ShimExitCodes : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ShimExitCodes, RecordWrittenAndExitCodePropagated) {
+  for (int code : {0, 42, 255}) {
+    TempDir dir;
+    ShimRun run = run_processes(dir, {GetParam(), std::to_string(code)});
+    EXPECT_EQ(run.result.status, code) << dump(run);
+    EXPECT_EQ(run.result.out, "pid=" + std::to_string(value_after(run.result.out, "pid")) + "\n");
+    EXPECT_EQ(run.result.err, "");
+    ASSERT_EQ(run.records.processes.size(), 1u) << dump(run);
+    const ProcessRecord& r = run.records.processes[0];
+    EXPECT_EQ(r.end, "exit");
+    EXPECT_EQ(r.exit_code, code);
+    EXPECT_EQ(r.written_by, "process");
+    EXPECT_EQ(r.malloc_calls, 1u);
+    EXPECT_EQ(r.malloc_bytes, 11u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ways, ShimExitCodes, ::testing::Values("return", "exit", "_exit", "_Exit"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           return n[0] == '_' ? "underscore" + n : n;
+                         });
+
+// A process killed by a signal runs no code: its sampler writes the record.
+// Here the parent (run_program) reaps the child at once, so the sampler may
+// find it gone before reading how it died: "killed" without a signal is then
+// allowed; a "signal" record must name the right one. (Under `account run`,
+// which keeps the zombie for the sampler, the cause is exact: see
+// AccountRun.SignalStatusAndSignalRecord.)
+void expect_signal_record(int sig, const std::string& delay_ms) {
+  TempDir dir;
+  ShimRun run = run_with_shim(
+      dir, {test_program("processes"), "signal", std::to_string(sig), delay_ms}, {}, 1, 1.0);
+  EXPECT_EQ(run.result.status, 128 + sig);
+  ASSERT_EQ(run.records.processes.size(), 1u)
+      << "signal " << sig << ", dying after " << delay_ms << " ms: " << dump(run);
+  const ProcessRecord& r = run.records.processes[0];
+  if (r.end == "signal" || (r.end == "killed" && r.signal.has_value()))
+    EXPECT_EQ(r.signal, sig);
+  else
+    EXPECT_EQ(r.end, "killed");
+  if (sig == 9) {
+    EXPECT_EQ(r.end, "killed");
+  }
+  EXPECT_FALSE(r.exit_code.has_value());
+  EXPECT_EQ(r.written_by, "sampler");
+  EXPECT_EQ(r.pid, value_after(run.result.out, "pid"));
+  EXPECT_EQ(r.malloc_calls, 1u);
+  EXPECT_EQ(r.malloc_bytes, 11u);
+}
+
+TEST(ShimProcesses, FatalSignalRecordedBySampler) {
+  expect_signal_record(15, "50");
+}
+
+TEST(ShimProcesses, SigkillRecordedBySampler) {
+  expect_signal_record(9, "50");
+}
+
+// Dying at once, before the sampler has set itself up, under a parent that
+// reaps at once (a shell), must not lose the record either: 60 processes
+// killed by SIGKILL right after start, 60 records.
+TEST(ShimProcesses, SigkillRightAfterStartUnderShellStillRecorded) {
+  TempDir dir;
+  std::string script = "i=0; while [ $i -lt 60 ]; do " + test_program("processes") +
+                       " signal 9 0; i=$((i+1)); done; true";
+  ShimRun run = run_with_shim(dir, {"/bin/sh", "-c", script}, {}, 61, 2.0);
+  ASSERT_EQ(run.result.status, 0) << dump(run);
+  auto killed = records_of(run.records, "/processes");
+  EXPECT_EQ(killed.size(), 60u) << dump(run);
+  for (const auto& r : killed) {
+    EXPECT_EQ(r.end, "killed");
+    EXPECT_EQ(r.written_by, "sampler");
+    EXPECT_EQ(r.malloc_bytes, 11u);
+  }
+}
+
+// dash forks each pipeline element (each child then execs) and vforks the last
+// simple command: 1 sh + 2 forked sh copies ending in exec + alloc_pattern +
+// hello + hello = 6 records.
+TEST(ShimProcesses, ShellPipelineOneRecordPerImage) {
+  TempDir dir;
+  std::string script = test_program("alloc_pattern") + " | " + test_program("hello") +
+                       " piped 0; " + test_program("hello") + " last 4";
+  ShimRun run = run_with_shim(dir, {"/bin/sh", "-c", script});
+  EXPECT_EQ(run.result.status, 4);
+  EXPECT_EQ(run.result.out, "hello from piped\nhello from last\n");
+  EXPECT_EQ(run.result.err, "note\nnote\n");
+  ASSERT_TRUE(run.records.bad_lines.empty());
+  ASSERT_EQ(run.records.processes.size(), 6u) << dump(run);
+  auto alloc = records_of(run.records, "/alloc_pattern");
+  ASSERT_EQ(alloc.size(), 1u);
+  EXPECT_EQ(alloc[0].malloc_calls, 13u);
+  EXPECT_EQ(records_of(run.records, "/hello").size(), 2u);
+  int execs = 0;
+  for (const auto& r : run.records.processes) execs += r.end == "exec";
+  EXPECT_EQ(execs, 2);
+  // The two sh copies that exec'd share their pid with the new image.
+  for (const auto& r : run.records.processes) {
+    if (r.end != "exec") continue;
+    auto same = records_of_pid(run.records, r.pid);
+    ASSERT_EQ(same.size(), 2u);
+    EXPECT_EQ(same[0].exe, "/usr/bin/dash");
+    EXPECT_EQ(same[1].end, "exit");
+  }
+}
+
+}  // namespace
+}  // namespace account::testing

@@ -1,0 +1,44 @@
+/// Running a program under the shim with a record file, for the shim's tests.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "records.h"
+#include "run_program.h"
+
+namespace account::testing {
+
+struct ShimRun {
+  ProgramResult result;
+  RecordFile records;
+  std::string output;  // the record file
+};
+
+using Env = std::map<std::string, std::optional<std::string>>;
+
+/// The environment of a clean run: every ACCOUNT_* variable of the test's own
+/// environment removed (a test may itself run under `account run`), then `env`.
+Env clean_env(const Env& env = {});
+
+/// Runs argv with the shim, ACCOUNT_OUTPUT=<dir>/records.jsonl and `env` (which
+/// may override ACCOUNT_OUTPUT). Waits up to `settle_s` for `min_records` lines
+/// (records written by a sampler arrive after the process is gone).
+ShimRun run_with_shim(const TempDir& dir, const std::vector<std::string>& argv, const Env& env = {},
+                      size_t min_records = 0, double settle_s = 3);
+
+/// The records of one pid, in file order.
+std::vector<ProcessRecord> records_of_pid(const RecordFile& f, int64_t pid);
+
+/// Number of lines of a file (0 when it does not exist).
+size_t line_count(const std::string& path);
+
+/// The integer after "key=" in text (the first occurrence), or -1.
+long long value_after(const std::string& text, const std::string& key);
+
+/// Whole file contents ("" when missing).
+std::string slurp(const std::string& path);
+
+}  // namespace account::testing

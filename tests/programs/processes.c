@@ -1,0 +1,142 @@
+#define _GNU_SOURCE
+// Process life cycles with known allocations, one per mode (argv[1]):
+//   fork           parent: 3x malloc(1000) before, 2x malloc(3000)+free after,
+//                  memcpy 333; child: 5x malloc(2000)+free, memcpy 777, exit(7)
+//   fork_exit_     child: malloc(123), _exit(9); parent returns 0
+//   fork_exec P    child: malloc(500), execl(P); parent waits, returns 0
+//   exec_missing P malloc(64), execl("/nonexistent/...") fails, execl(P)
+//   execvp NAME    malloc(64), execvp(NAME) (the test sets PATH)
+//   exec_fail S    execl(S) fails although S is an executable file (S's
+//                  interpreter is missing), malloc(64), return 3
+//   spawn P        malloc(10), posix_spawn(P), wait, free, return 0
+//   vfork_exec P   vfork, child execl(P); parent waits, returns 0
+//   vfork_exit     vfork, child _exit(5); parent waits, returns 0
+//   exit N | _exit N | _Exit N | return N   malloc(11), then leave that way
+//   signal N [MS]  malloc(11), sleep MS milliseconds (default 0), raise(N)
+//                  with the default action
+// Each prints "pid=<own pid>" first and "child=<pid> status=<n>" for a child.
+#include <errno.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "say.h"
+
+extern char** environ;
+
+static char src[1024], dst[1024];
+
+static void wait_for(pid_t child) {
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  say("child=%d status=%d\n", (int)child,
+      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) return 2;
+  const char* mode = argv[1];
+  const char* arg = argc > 2 ? argv[2] : "0";
+  say("pid=%d\n", (int)getpid());
+
+  if (strcmp(mode, "fork") == 0) {
+    void* before[3];
+    for (int i = 0; i < 3; ++i) before[i] = malloc(1000);
+    pid_t child = fork();
+    if (child == 0) {
+      for (int i = 0; i < 5; ++i) free(malloc(2000));
+      memcpy(dst, src, 777);
+      exit(7);
+    }
+    wait_for(child);
+    for (int i = 0; i < 2; ++i) free(malloc(3000));
+    memcpy(dst, src, 333);
+    (void)before;
+    return 0;
+  }
+  if (strcmp(mode, "fork_exit_") == 0) {
+    pid_t child = fork();
+    if (child == 0) {
+      volatile void* p = malloc(123);
+      (void)p;
+      _exit(9);
+    }
+    wait_for(child);
+    return 0;
+  }
+  if (strcmp(mode, "fork_exec") == 0) {
+    pid_t child = fork();
+    if (child == 0) {
+      volatile void* p = malloc(500);
+      (void)p;
+      execl(arg, arg, (char*)NULL);
+      _exit(127);
+    }
+    wait_for(child);
+    return 0;
+  }
+  if (strcmp(mode, "exec_missing") == 0) {
+    volatile void* p = malloc(64);
+    (void)p;
+    execl("/nonexistent/account-test-program", "missing", (char*)NULL);
+    execl(arg, arg, (char*)NULL);
+    return 127;
+  }
+  if (strcmp(mode, "execvp") == 0) {
+    volatile void* p = malloc(64);
+    (void)p;
+    char* args[] = {(char*)arg, NULL};
+    execvp(arg, args);
+    return 127;
+  }
+  if (strcmp(mode, "exec_fail") == 0) {
+    execl(arg, arg, (char*)NULL);
+    say("exec failed: errno=%d\n", errno);
+    volatile void* p = malloc(64);
+    (void)p;
+    return 3;
+  }
+  if (strcmp(mode, "spawn") == 0) {
+    void* p = malloc(10);
+    pid_t child;
+    char* args[] = {(char*)arg, NULL};
+    int rc = posix_spawn(&child, arg, NULL, NULL, args, environ);
+    if (rc != 0) return 4;
+    wait_for(child);
+    free(p);
+    return 0;
+  }
+  if (strcmp(mode, "vfork_exec") == 0) {
+    pid_t child = vfork();
+    if (child == 0) {
+      execl(arg, arg, (char*)NULL);
+      _exit(127);
+    }
+    wait_for(child);
+    return 0;
+  }
+  if (strcmp(mode, "vfork_exit") == 0) {
+    pid_t child = vfork();
+    if (child == 0) _exit(5);
+    wait_for(child);
+    return 0;
+  }
+  int n = atoi(arg);
+  volatile void* p = malloc(11);
+  (void)p;
+  if (strcmp(mode, "exit") == 0) exit(n);
+  if (strcmp(mode, "_exit") == 0) _exit(n);
+  if (strcmp(mode, "_Exit") == 0) _Exit(n);
+  if (strcmp(mode, "return") == 0) return n;
+  if (strcmp(mode, "signal") == 0) {
+    signal(n, SIG_DFL);
+    if (argc > 3) usleep((useconds_t)atoi(argv[3]) * 1000);
+    raise(n);
+    return 99;
+  }
+  return 2;
+}
