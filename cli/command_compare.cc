@@ -1,5 +1,59 @@
+// account compare: the same rows for several record files, with each file's
+// change against the first in percent.
+#include <fmt/format.h>
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+
 #include "commands.h"
+#include "report.h"
 
 namespace account {
-int command_compare(const Args&) { throw UsageError{"compare: not built yet"}; }
+
+namespace po = boost::program_options;
+
+Format format_option(const std::string& name);  // command_report.cc
+
+int command_compare(const Args& args) {
+  CompareOptions o;
+  std::string format = "table", names;
+  po::options_description d("account compare A.jsonl B.jsonl [MORE.jsonl...] [options]");
+  d.add_options()("help,h", "this help")("format,f", po::value(&format),
+                                         "table (default), csv, json or markdown")(
+      "names", po::value(&names), "labels for the files, comma-separated (default: file names)")(
+      "strict", po::bool_switch(&o.strict), "stop at the first bad line (exit status 1)")(
+      "files", po::value(&o.files), "record files");
+  po::positional_options_description pos;
+  pos.add("files", -1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(d).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << d
+              << "\nFor every (test, operation) in any file: one row per file, then the change of"
+                 "\neach later file against the first in percent (N/A where the first is 0).\n";
+    return 0;
+  }
+  o.format = format_option(format);
+  if (o.files.size() < 2)
+    throw UsageError{"compare: needs at least two record files (try account compare --help)"};
+  if (!names.empty()) {
+    size_t at = 0;
+    for (;;) {
+      size_t comma = names.find(',', at);
+      o.names.push_back(names.substr(at, comma - at));
+      if (comma == std::string::npos) break;
+      at = comma + 1;
+    }
+    if (o.names.size() != o.files.size())
+      throw UsageError{fmt::format("compare: --names gives {} labels for {} files", o.names.size(),
+                                   o.files.size())};
+  }
+  std::string out;
+  int status = run_compare(o, &out, [](const std::string& m) { fmt::print(stderr, "{}\n", m); });
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return status;
+}
+
 }  // namespace account

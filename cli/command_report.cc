@@ -1,5 +1,87 @@
+// account report: the per-operation table (or CSV, JSON, Markdown) from records.
+#include <fmt/format.h>
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+
 #include "commands.h"
+#include "report.h"
 
 namespace account {
-int command_report(const Args&) { throw UsageError{"report: not built yet"}; }
+
+namespace po = boost::program_options;
+
+namespace {
+
+constexpr const char* kReportHelp =
+    "\n"
+    "Reads JSON Lines records (FILE '-' or none: standard input) and prints one row per\n"
+    "(test, operation): CPU seconds, peak size and resident size, MiB copied and MiB\n"
+    "malloc'ed; the median over runs when an operation ran more than once.\n"
+    "Bad lines are named as FILE:LINE on stderr and skipped (exit status 2).\n";
+
+// `--percentiles KEY` as two words: po only takes an optional value after '='.
+Args join_percentiles_key(const Args& args) {
+  Args out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--percentiles" && i + 1 < args.size() && parse_metric(args[i + 1])) {
+      out.push_back("--percentiles=" + args[++i]);
+      continue;
+    }
+    out.push_back(args[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+Format format_option(const std::string& name) {
+  std::optional<Format> f = parse_format(name);
+  if (!f)
+    throw UsageError{fmt::format("unknown format '{}': use table, csv, json or markdown", name)};
+  return *f;
+}
+
+int command_report(const Args& args) {
+  ReportOptions o;
+  std::string format = "table", by, percentiles;
+  po::options_description d("account report [FILES...] [options]");
+  d.add_options()("help,h", "this help")("format,f", po::value(&format),
+                                         "table (default), csv, json or markdown")(
+      "by", po::value(&by), "'process': one row per process image under each operation")(
+      "percentiles", po::value(&percentiles)->implicit_value("wall"),
+      "distribution over runs of KEY: wall (default), cpu, size, resident, copied, malloc")(
+      "strict", po::bool_switch(&o.strict), "stop at the first bad line (exit status 1)")(
+      "files", po::value(&o.files), "record files");
+  po::positional_options_description pos;
+  pos.add("files", -1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(join_percentiles_key(args)).options(d).positional(pos).run(),
+            vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << d << kReportHelp;
+    return 0;
+  }
+  o.format = format_option(format);
+  if (!by.empty()) {
+    if (by != "process")
+      throw UsageError{fmt::format("report: --by '{}': only 'process' is known", by)};
+    o.by_process = true;
+  }
+  if (vm.count("percentiles")) {
+    o.percentiles = parse_metric(percentiles);
+    if (!o.percentiles)
+      throw UsageError{
+          fmt::format("report: --percentiles '{}': use wall, cpu, size, resident, copied or malloc",
+                      percentiles)};
+    if (o.by_process) throw UsageError{"report: --by process and --percentiles do not combine"};
+  }
+  std::string out;
+  int status = run_report(o, &out, [](const std::string& m) { fmt::print(stderr, "{}\n", m); });
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return status;
+}
+
 }  // namespace account

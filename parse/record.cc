@@ -1,7 +1,8 @@
 #include "record.h"
 
-#include <boost/json.hpp>
 #include <fmt/format.h>
+
+#include <boost/json.hpp>
 
 namespace account {
 
@@ -95,13 +96,9 @@ class Fields {
 
 }  // namespace
 
-std::optional<Record> parse_record(std::string_view line, std::string* reason) {
-  json::error_code ec;
-  json::value value = json::parse(line, ec);
-  if (ec) {
-    *reason = fmt::format("not JSON ({})", ec.message());
-    return std::nullopt;
-  }
+namespace {
+
+std::optional<Record> record_from_value(const json::value& value, std::string* reason) {
   if (!value.is_object()) {
     *reason = "not a JSON object";
     return std::nullopt;
@@ -178,6 +175,41 @@ std::optional<Record> parse_record(std::string_view line, std::string* reason) {
     return std::nullopt;
   }
   return p;
+}
+
+}  // namespace
+
+std::optional<Record> parse_record(std::string_view line, std::string* reason) {
+  json::error_code ec;
+  json::value value = json::parse(line, ec);
+  if (ec) {
+    *reason = fmt::format("not JSON ({})", ec.message());
+    return std::nullopt;
+  }
+  return record_from_value(value, reason);
+}
+
+struct RecordParser::Impl {
+  // The parsed value lives in `arena`, released wholesale before each line.
+  unsigned char first_block[16384];
+  json::monotonic_resource arena{first_block, sizeof first_block};
+  json::parser parser;
+};
+
+RecordParser::RecordParser() : impl_(std::make_unique<Impl>()) {}
+RecordParser::~RecordParser() = default;
+
+std::optional<Record> RecordParser::parse(std::string_view line, std::string* reason) {
+  impl_->arena.release();
+  impl_->parser.reset(json::storage_ptr(&impl_->arena));
+  json::error_code ec;
+  impl_->parser.write(line.data(), line.size(), ec);
+  if (ec) {
+    *reason = fmt::format("not JSON ({})", ec.message());
+    return std::nullopt;
+  }
+  json::value value = impl_->parser.release();
+  return record_from_value(value, reason);
 }
 
 }  // namespace account

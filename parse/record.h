@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -64,5 +65,21 @@ using Record = std::variant<ProcessRecord, TreeRecord>;
 /// Parses one line. On failure returns nullopt and puts a one-phrase reason
 /// (e.g. "missing key \"pid\"", "not JSON: ...") in *reason.
 std::optional<Record> parse_record(std::string_view line, std::string* reason);
+
+/// The same as parse_record, for many lines: keeps the JSON parser and its
+/// memory between calls, so reading a large file allocates little per line.
+class RecordParser {
+ public:
+  RecordParser();
+  ~RecordParser();
+  RecordParser(const RecordParser&) = delete;
+  RecordParser& operator=(const RecordParser&) = delete;
+
+  std::optional<Record> parse(std::string_view line, std::string* reason);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace account

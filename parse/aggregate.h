@@ -1,0 +1,73 @@
+/// Aggregation of records into operations and runs, streaming: memory grows
+/// with the number of operations and runs, not with the number of records.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "record.h"
+
+namespace account {
+
+/// One process image as `--by process` shows it.
+struct ProcessRow {
+  int64_t pid = 0;
+  std::string program;  ///< basename of exe
+  std::string argv0;
+  std::string end;  ///< exit, exec, signal, killed
+  double cpu_s = 0;
+  uint64_t size_bytes = 0, resident_bytes = 0, copied_bytes = 0, malloc_bytes = 0;
+};
+
+/// The figures of one run of an operation (one tree record and its processes).
+struct RunFigures {
+  double cpu_s = 0;             ///< user + system, summed over processes
+  uint64_t size_bytes = 0;      ///< max(tree sampled size peak, largest process peak)
+  uint64_t resident_bytes = 0;  ///< max(tree sampled resident peak, largest process peak)
+  uint64_t copied_bytes = 0;    ///< summed
+  uint64_t malloc_bytes = 0;    ///< summed
+  double wall_s = 0;            ///< tree end - start, or the span of the processes
+  uint64_t processes = 0;       ///< process records seen
+  bool has_tree = false;
+  std::vector<ProcessRow> process_rows;  ///< only when the Aggregator keeps them
+};
+
+/// Every run of one (test, operation).
+struct Operation {
+  std::string test, op;
+  std::vector<RunFigures> runs;
+};
+
+/// How one operation's row is computed from its runs: each column is the median
+/// over the runs (the value itself for one run).
+RunFigures median_of_runs(const std::vector<RunFigures>& runs);
+
+/// Groups records into runs: a run is one tree record with the process records of
+/// the same (test, op) whose start_ns lies in the tree's [start_ns, end_ns]. An
+/// operation without tree records is one run made of all its process records;
+/// processes of an operation with tree records that fall in no tree's window form
+/// one more run of their own.
+///
+/// CPU of a process that exec'd: the kernel's counters survive exec, so the next
+/// image's record already includes the CPU of the one before; an `exec` record's
+/// CPU counts only when no later image of that pid is recorded in the same run.
+class Aggregator {
+ public:
+  explicit Aggregator(bool keep_processes = false);
+  ~Aggregator();
+  Aggregator(const Aggregator&) = delete;
+  Aggregator& operator=(const Aggregator&) = delete;
+
+  void add(const Record& record);
+  /// The operations, tests in order of first appearance, each test's operations
+  /// in order of first appearance. Call once, after the last add.
+  std::vector<Operation> finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace account

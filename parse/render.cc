@@ -1,0 +1,281 @@
+#include "render.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <boost/json.hpp>
+
+namespace account {
+
+std::optional<Format> parse_format(std::string_view name) {
+  if (name == "table") return Format::kTable;
+  if (name == "csv") return Format::kCsv;
+  if (name == "json") return Format::kJson;
+  if (name == "markdown" || name == "md") return Format::kMarkdown;
+  return std::nullopt;
+}
+
+std::string display_text(const Cell& cell, const Column& column) {
+  switch (cell.kind) {
+    case Cell::Kind::kEmpty:
+      return {};
+    case Cell::Kind::kText:
+      return cell.text;
+    case Cell::Kind::kNumber:
+      return fmt::format("{:.{}f}", cell.number, column.decimals);
+    case Cell::Kind::kInteger:
+      return fmt::format("{}", cell.integer);
+    case Cell::Kind::kPercent: {
+      std::string s = fmt::format("{:+.1f}%", cell.number);
+      return s == "+0.0%" || s == "-0.0%" ? "0.0%" : s;
+    }
+    case Cell::Kind::kNotApplicable:
+      return "N/A";
+  }
+  return {};
+}
+
+namespace {
+
+// Full precision, base form: what CSV and JSON carry.
+std::string raw_number(double v) {
+  return fmt::format("{}", v);
+}
+
+std::vector<size_t> visible_columns(const Table& t) {
+  std::vector<size_t> out;
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    const Column& col = t.columns[c];
+    if (!col.in_table) continue;
+    if (col.hide_when_empty && std::all_of(t.rows.begin(), t.rows.end(), [&](const Row& r) {
+          return r.cells[c].kind == Cell::Kind::kEmpty;
+        }))
+      continue;
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::string rstrip(std::string s) {
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+void put(std::string& line, size_t at, const std::string& text) {
+  if (line.size() < at + text.size()) line.resize(at + text.size(), ' ');
+  for (size_t i = 0; i < text.size(); ++i)
+    if (text[i] != ' ') line[at + i] = text[i];
+}
+
+class TextTableRenderer : public Renderer {
+ public:
+  std::string render(const Table& t) const override {
+    std::vector<size_t> cols = visible_columns(t);
+    std::vector<size_t> width(cols.size()), sep(cols.size());
+    for (size_t i = 0; i < cols.size(); ++i) {
+      const Column& col = t.columns[cols[i]];
+      sep[i] = i == 0 ? 0 : col.sep;
+      size_t w = col.width;
+      for (const Row& r : t.rows) w = std::max(w, display_text(r.cells[cols[i]], col).size());
+      for (const std::string* h : {&col.heading1, &col.heading2}) {
+        size_t need =
+            col.align == Align::kRight && h->size() > sep[i] ? h->size() - sep[i] : h->size();
+        w = std::max(w, need);
+      }
+      width[i] = w;
+    }
+    // A span sits right-aligned over its columns; widen the last one if it is too short.
+    auto position = [&](size_t c) -> size_t {
+      auto it = std::find(cols.begin(), cols.end(), c);
+      return it == cols.end() ? cols.size() : size_t(it - cols.begin());
+    };
+    for (const Span& s : t.spans) {
+      size_t a = position(s.first), b = position(s.last);
+      if (a >= cols.size() || b >= cols.size()) continue;
+      size_t total = 0;
+      for (size_t i = a; i <= b; ++i) total += sep[i] + width[i];
+      if (total < s.text.size()) width[b] += s.text.size() - total;
+    }
+    std::vector<size_t> start(cols.size());  // where each field starts
+    size_t x = 0;
+    for (size_t i = 0; i < cols.size(); ++i) {
+      start[i] = x + sep[i];
+      x = start[i] + width[i];
+    }
+    auto place = [&](std::string& line, size_t i, const std::string& text, Align align) {
+      if (text.empty()) return;
+      size_t end = start[i] + width[i];
+      if (align == Align::kRight)
+        put(line, end >= text.size() ? end - text.size() : 0, text);
+      else if (align == Align::kLeft)
+        put(line, start[i], text);
+      else
+        put(line, start[i] + (width[i] - std::min(width[i], text.size()) + 1) / 2, text);
+    };
+
+    std::string out;
+    std::string h1, h2;
+    for (size_t i = 0; i < cols.size(); ++i) {
+      const Column& col = t.columns[cols[i]];
+      place(h1, i, col.heading1, col.align);
+      place(h2, i, col.heading2, col.align);
+    }
+    for (const Span& s : t.spans) {
+      size_t b = position(s.last);
+      if (position(s.first) >= cols.size() || b >= cols.size()) continue;
+      put(h1, start[b] + width[b] - s.text.size(), s.text);
+    }
+    for (const std::string* h : {&h1, &h2}) {
+      std::string line = rstrip(*h);
+      if (!line.empty()) out += line + '\n';
+    }
+    std::string dashes;
+    for (size_t i = 0; i < cols.size(); ++i)
+      dashes += std::string(sep[i], ' ') + std::string(width[i], '-');
+    out += dashes + '\n';
+    const std::string* group = nullptr;
+    for (const Row& r : t.rows) {
+      if (group && *group != r.group) out += '\n';
+      group = &r.group;
+      std::string line;
+      for (size_t i = 0; i < cols.size(); ++i) {
+        const Column& col = t.columns[cols[i]];
+        std::string text = display_text(r.cells[cols[i]], col);
+        line.resize(start[i], ' ');
+        place(line, i, text, col.align == Align::kCenter ? Align::kLeft : col.align);
+      }
+      out += rstrip(line) + '\n';
+    }
+    return out;
+  }
+};
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos &&
+      (s.empty() || (s.front() != ' ' && s.back() != ' ')))
+    return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + '"';
+}
+
+class CsvRenderer : public Renderer {
+ public:
+  std::string render(const Table& t) const override {
+    std::string out;
+    for (size_t c = 0; c < t.columns.size(); ++c) {
+      if (c) out += ',';
+      out += csv_field(t.columns[c].key);
+    }
+    out += '\n';
+    for (const Row& r : t.rows) {
+      for (size_t c = 0; c < t.columns.size(); ++c) {
+        if (c) out += ',';
+        const Cell& cell = r.cells[c];
+        switch (cell.kind) {
+          case Cell::Kind::kText:
+            out += csv_field(cell.text);
+            break;
+          case Cell::Kind::kNumber:
+          case Cell::Kind::kPercent:
+            out += raw_number(cell.number);
+            break;
+          case Cell::Kind::kInteger:
+            out += fmt::format("{}", cell.integer);
+            break;
+          default:
+            break;
+        }
+      }
+      out += '\n';
+    }
+    return out;
+  }
+};
+
+std::string json_string(const std::string& s) {
+  return boost::json::serialize(boost::json::string_view(s));
+}
+
+class JsonRenderer : public Renderer {
+ public:
+  std::string render(const Table& t) const override {
+    if (t.rows.empty()) return "[]\n";
+    std::string out = "[\n";
+    for (size_t i = 0; i < t.rows.size(); ++i) {
+      out += "  {";
+      for (size_t c = 0; c < t.columns.size(); ++c) {
+        if (c) out += ", ";
+        out += json_string(t.columns[c].key) + ": ";
+        const Cell& cell = t.rows[i].cells[c];
+        switch (cell.kind) {
+          case Cell::Kind::kText:
+            out += json_string(cell.text);
+            break;
+          case Cell::Kind::kNumber:
+          case Cell::Kind::kPercent:
+            out += raw_number(cell.number);
+            break;
+          case Cell::Kind::kInteger:
+            out += fmt::format("{}", cell.integer);
+            break;
+          default:
+            out += "null";
+        }
+      }
+      out += i + 1 < t.rows.size() ? "},\n" : "}\n";
+    }
+    return out + "]\n";
+  }
+};
+
+std::string markdown_cell(std::string s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+class MarkdownRenderer : public Renderer {
+ public:
+  std::string render(const Table& t) const override {
+    std::vector<size_t> cols = visible_columns(t);
+    std::string head = "|", rule = "|";
+    for (size_t c : cols) {
+      const Column& col = t.columns[c];
+      head += " " + markdown_cell(col.markdown) + " |";
+      rule += col.align == Align::kRight ? " ---: |" : " :--- |";
+    }
+    std::string out = head + '\n' + rule + '\n';
+    for (const Row& r : t.rows) {
+      std::string line = "|";
+      for (size_t c : cols)
+        line += " " + markdown_cell(display_text(r.cells[c], t.columns[c])) + " |";
+      out += line + '\n';
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Renderer> make_renderer(Format format) {
+  switch (format) {
+    case Format::kCsv:
+      return std::make_unique<CsvRenderer>();
+    case Format::kJson:
+      return std::make_unique<JsonRenderer>();
+    case Format::kMarkdown:
+      return std::make_unique<MarkdownRenderer>();
+    case Format::kTable:
+      break;
+  }
+  return std::make_unique<TextTableRenderer>();
+}
+
+}  // namespace account

@@ -1,0 +1,30 @@
+/// One renderer per output format, all behind one interface.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "table.h"
+
+namespace account {
+
+enum class Format { kTable, kCsv, kJson, kMarkdown };
+
+/// "table", "csv", "json", "markdown"; nullopt for anything else.
+std::optional<Format> parse_format(std::string_view name);
+
+class Renderer {
+ public:
+  virtual ~Renderer() = default;
+  /// The whole table as the bytes to print.
+  virtual std::string render(const Table& table) const = 0;
+};
+
+std::unique_ptr<Renderer> make_renderer(Format format);
+
+/// The text of one cell as the table and Markdown show it.
+std::string display_text(const Cell& cell, const Column& column);
+
+}  // namespace account

@@ -1,0 +1,64 @@
+/// `account report` and `account compare` as library calls: inputs in, the
+/// rendered output and an exit status out. The CLI only parses options.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "aggregate.h"
+#include "render.h"
+#include "table.h"
+
+namespace account {
+
+/// A per-run figure that `--percentiles` can show the distribution of.
+enum class Metric { kWall, kCpu, kSize, kResident, kCopied, kMalloc };
+
+/// "wall", "cpu", "size", "resident", "copied", "malloc"; nullopt otherwise.
+std::optional<Metric> parse_metric(std::string_view name);
+
+/// The Monotone-style table: one row per operation, medians over its runs, a
+/// Runs column in the text table when some operation ran more than once.
+Table operation_table(const std::vector<Operation>& ops);
+/// One row per process image, under its operation (needs an Aggregator that
+/// keeps processes).
+Table process_table(const std::vector<Operation>& ops);
+/// min, median, avg, p60, p70, p80, p90, p99, max of `metric` over each
+/// operation's runs (linear interpolation between closest ranks).
+Table percentile_table(const std::vector<Operation>& ops, Metric metric);
+/// For each operation in any input: a row per input that has it, then the change
+/// of each later input against the first, in percent.
+Table compare_table(const std::vector<std::string>& names,
+                    const std::vector<std::vector<Operation>>& inputs);
+
+/// The p-th percentile (0-100) of `values`, linear between closest ranks.
+double percentile(std::vector<double> values, double p);
+
+/// Where messages for stderr go (one line each, without newline).
+using MessageSink = std::function<void(const std::string&)>;
+
+struct ReportOptions {
+  std::vector<std::string> files;  ///< "-" is standard input; empty means "-"
+  Format format = Format::kTable;
+  bool by_process = false;
+  std::optional<Metric> percentiles;
+  bool strict = false;
+};
+
+/// Exit status: 0 every line read, 2 some lines skipped, 1 nothing readable, a
+/// file that cannot be opened or read, or (with strict) any bad line.
+int run_report(const ReportOptions& options, std::string* out, const MessageSink& err);
+
+struct CompareOptions {
+  std::vector<std::string> files;  ///< at least two
+  std::vector<std::string> names;  ///< empty: the file names
+  Format format = Format::kTable;
+  bool strict = false;
+};
+
+int run_compare(const CompareOptions& options, std::string* out, const MessageSink& err);
+
+}  // namespace account

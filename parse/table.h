@@ -1,0 +1,61 @@
+/// A table independent of its output format: columns, rows of cells, header
+/// spans. Reports build one; a Renderer (render.h) turns it into bytes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace account {
+
+enum class Align { kLeft, kRight, kCenter };
+
+/// One column. In the text table a column is `sep` spaces then a field of at
+/// least `width` characters (wider when a cell or the heading needs it).
+struct Column {
+  std::string key;       ///< CSV header and JSON key
+  std::string heading1;  ///< first text-table heading line (may be empty)
+  std::string heading2;  ///< second text-table heading line
+  std::string markdown;  ///< Markdown heading
+  Align align = Align::kRight;
+  size_t width = 0;
+  size_t sep = 2;
+  int decimals = 2;              ///< for number cells in table and Markdown
+  bool in_table = true;          ///< shown in the text table and Markdown
+  bool hide_when_empty = false;  ///< left out of table and Markdown when no row has a value
+};
+
+/// A heading over several adjacent columns on the first heading line, placed
+/// like a right-aligned heading over their combined width.
+struct Span {
+  size_t first = 0, last = 0;  ///< column indices, inclusive
+  std::string text;
+};
+
+struct Cell {
+  enum class Kind { kEmpty, kText, kNumber, kInteger, kPercent, kNotApplicable };
+  Kind kind = Kind::kEmpty;
+  std::string text;
+  double number = 0;
+  int64_t integer = 0;
+
+  static Cell empty() { return {}; }
+  static Cell of_text(std::string s) { return {Kind::kText, std::move(s), 0, 0}; }
+  static Cell of_number(double v) { return {Kind::kNumber, {}, v, 0}; }
+  static Cell of_integer(int64_t v) { return {Kind::kInteger, {}, 0, v}; }
+  static Cell of_percent(double v) { return {Kind::kPercent, {}, v, 0}; }
+  static Cell not_applicable() { return {Kind::kNotApplicable, {}, 0, 0}; }
+};
+
+struct Row {
+  std::vector<Cell> cells;
+  std::string group;  ///< the text table puts a blank line where the group changes
+};
+
+struct Table {
+  std::vector<Column> columns;
+  std::vector<Span> spans;
+  std::vector<Row> rows;
+};
+
+}  // namespace account
