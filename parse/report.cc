@@ -282,7 +282,7 @@ Table compare_table(const std::vector<std::string>& names,
   t.columns.push_back(kind);
   add_figure_columns(t);
   t.columns.push_back(runs_column(repeated));
-  Column note = text_column("note", "", "Note");
+  Column note = text_column("note", "Note", "Note");
   note.hide_when_empty = true;
   t.columns.push_back(note);
 
@@ -362,24 +362,25 @@ int read_inputs(std::vector<Input>& inputs, bool strict, const MessageSink& err)
     records += s.records;
     bad += s.bad_lines;
     if (!in.reader->error().empty()) {
-      err(in.reader->error());
+      err("account: " + in.reader->error());
       return 1;
     }
     if (s.stopped) {
-      err("stopped at the first bad line (--strict)");
+      err("account: stopped at the first bad line (--strict)");
       return 1;
     }
   }
   if (bad > 0 && records == 0) {
-    err(fmt::format("no valid record in the input ({} bad line{})", bad, bad == 1 ? "" : "s"));
+    err(fmt::format("account: no valid record in the input ({} bad line{})", bad,
+                    bad == 1 ? "" : "s"));
     return 1;
   }
   if (bad > 0) {
-    err(fmt::format("skipped {} bad line{}; {} record{} read", bad, bad == 1 ? "" : "s", records,
-                    records == 1 ? "" : "s"));
+    err(fmt::format("account: skipped {} bad line{}; {} record{} read", bad, bad == 1 ? "" : "s",
+                    records, records == 1 ? "" : "s"));
     return 2;
   }
-  if (records == 0) err("no records in the input");
+  if (records == 0) err("account: no records in the input");
   return 0;
 }
 
@@ -391,7 +392,7 @@ bool open_all(const std::vector<std::string>& files, std::vector<Input>* inputs,
     std::string error;
     auto reader = LineReader::open(f, &error);
     if (!reader) {
-      err(error);
+      err("account: " + error);
       ok = false;
     }
     inputs->push_back(Input{std::move(reader), nullptr});

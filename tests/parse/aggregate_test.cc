@@ -1,0 +1,162 @@
+// Aggregation: runs from tree records, sums and peaks, exec chains, medians.
+#include "aggregate.h"
+
+#include <gtest/gtest.h>
+
+#include "golden.h"
+#include "reader.h"
+
+namespace account {
+namespace {
+
+constexpr uint64_t kMiB = 1 << 20;
+
+std::vector<Operation> aggregate_file(const std::string& name, bool keep = false) {
+  std::string error;
+  auto reader = LineReader::open(testing::data_path(name), &error);
+  EXPECT_TRUE(reader) << error;
+  Aggregator a(keep);
+  ReadSummary s;
+  read_records(
+      *reader, false, [&](Record&& r) { a.add(r); },
+      [](const BadLine& b) { ADD_FAILURE() << b.message(); }, &s);
+  return a.finish();
+}
+
+ProcessRecord process(int64_t pid, uint64_t start_s, double cpu, uint64_t vm_mib,
+                      const char* end = "exit") {
+  ProcessRecord p;
+  p.pid = pid;
+  p.test = "t";
+  p.op = "o";
+  p.start_ns = start_s * 1000000000;
+  p.end_ns = p.start_ns + 500000000;
+  p.cpu_user_s = cpu;
+  p.vm_peak_bytes = vm_mib * kMiB;
+  p.copied_bytes = 1;
+  p.malloc_bytes = 2;
+  p.end = end;
+  return p;
+}
+
+TreeRecord tree(uint64_t start_s, uint64_t end_s, uint64_t size_mib) {
+  TreeRecord t;
+  t.test = "t";
+  t.op = "o";
+  t.start_ns = start_s * 1000000000;
+  t.end_ns = end_s * 1000000000;
+  t.sampled_size_peak_bytes = size_mib * kMiB;
+  return t;
+}
+
+TEST(Aggregate, OperationsInOrderOfFirstAppearanceGroupedByTest) {
+  auto ops = aggregate_file("ops.jsonl");
+  std::vector<std::string> names;
+  for (const auto& o : ops) names.push_back(o.test + "/" + o.op);
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"alpha/add", "alpha/commit", "alpha/push", "beta/checkout",
+                                      "a_rather_long_test_name/clone --mirror"}));
+}
+
+TEST(Aggregate, SingleProcessWithoutTree) {
+  const Operation add = aggregate_file("ops.jsonl")[0];
+  ASSERT_EQ(add.runs.size(), 1u);
+  const RunFigures& r = add.runs[0];
+  EXPECT_DOUBLE_EQ(r.cpu_s, 0.75);
+  EXPECT_EQ(r.size_bytes, 10 * kMiB);     // vm_peak above the sampled 9 MiB
+  EXPECT_EQ(r.resident_bytes, 5 * kMiB);  // sampled 5 MiB above rss_peak 4 MiB
+  EXPECT_EQ(r.copied_bytes, 1572864u);
+  EXPECT_DOUBLE_EQ(r.wall_s, 2.0);
+  EXPECT_FALSE(r.has_tree);
+}
+
+TEST(Aggregate, TreeWithExecChainAndLateKilledRecord) {
+  const Operation commit = aggregate_file("ops.jsonl")[1];
+  ASSERT_EQ(commit.runs.size(), 1u);
+  const RunFigures& r = commit.runs[0];
+  // sh (0.1 s) exec'd into git (1.5 s, which includes sh's 0.1), a child 0.25, a
+  // killed cat 0.5 whose record came after the tree record.
+  EXPECT_DOUBLE_EQ(r.cpu_s, 1.5 + 0.25 + 0.5);
+  EXPECT_EQ(r.size_bytes, 40 * kMiB);      // the tree's concurrent peak
+  EXPECT_EQ(r.resident_bytes, 20 * kMiB);  // above the largest process (15)
+  EXPECT_EQ(r.copied_bytes, 12 * kMiB);
+  EXPECT_EQ(r.malloc_bytes, uint64_t(25.5 * kMiB));
+  EXPECT_EQ(r.processes, 4u);
+  EXPECT_DOUBLE_EQ(r.wall_s, 3.0);
+}
+
+TEST(Aggregate, RepeatedRunsAndTheirMedian) {
+  const Operation checkout = aggregate_file("ops.jsonl")[3];
+  ASSERT_EQ(checkout.runs.size(), 3u);
+  EXPECT_EQ(checkout.runs[0].size_bytes, 50 * kMiB);  // process above the tree
+  EXPECT_EQ(checkout.runs[1].size_bytes, 70 * kMiB);  // tree above the process
+  EXPECT_EQ(checkout.runs[2].size_bytes, 55 * kMiB);
+  RunFigures m = median_of_runs(checkout.runs);
+  EXPECT_DOUBLE_EQ(m.cpu_s, 2.0);
+  EXPECT_EQ(m.size_bytes, 55 * kMiB);
+  EXPECT_EQ(m.resident_bytes, 33 * kMiB);
+  EXPECT_EQ(m.copied_bytes, 6 * kMiB);
+  EXPECT_DOUBLE_EQ(m.wall_s, 2.0);
+}
+
+TEST(Aggregate, MedianOfAnEvenNumberOfRunsIsTheMeanOfTheMiddleTwo) {
+  std::vector<RunFigures> runs(4);
+  double cpu[] = {4, 1, 3, 2};
+  for (size_t i = 0; i < 4; ++i) runs[i].cpu_s = cpu[i], runs[i].size_bytes = (i + 1) * 10;
+  RunFigures m = median_of_runs(runs);
+  EXPECT_DOUBLE_EQ(m.cpu_s, 2.5);
+  EXPECT_EQ(m.size_bytes, 25u);
+}
+
+TEST(Aggregate, ProcessesOutsideEveryTreeFormOneMoreRun) {
+  Aggregator a;
+  a.add(process(1, 10, 1.0, 5));
+  a.add(tree(10, 20, 0));
+  a.add(process(2, 100, 7.0, 3));  // no tree covers t=100
+  auto ops = a.finish();
+  ASSERT_EQ(ops.size(), 1u);
+  ASSERT_EQ(ops[0].runs.size(), 2u);
+  EXPECT_DOUBLE_EQ(ops[0].runs[0].cpu_s, 1.0);
+  EXPECT_TRUE(ops[0].runs[0].has_tree);
+  EXPECT_DOUBLE_EQ(ops[0].runs[1].cpu_s, 7.0);
+  EXPECT_FALSE(ops[0].runs[1].has_tree);
+}
+
+TEST(Aggregate, ExecRecordCountsWhenNoLaterImageIsRecorded) {
+  Aggregator a;
+  a.add(process(1, 10, 0.25, 5, "exec"));  // exec'd into a program without the shim
+  a.add(process(2, 11, 1.0, 5));
+  auto ops = a.finish();
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_DOUBLE_EQ(ops[0].runs[0].cpu_s, 1.25);
+}
+
+TEST(Aggregate, ManyProcessesBeforeTheirTreeStillJoinIt) {
+  // More processes than are kept one by one: they are folded and still land in the run.
+  Aggregator a;
+  for (int i = 0; i < 10000; ++i) a.add(process(i + 1, 100 + uint64_t(i % 50), 0.5, 1));
+  a.add(tree(100, 200, 0));
+  a.add(process(99999, 300, 1.0, 1));
+  a.add(tree(300, 301, 0));
+  auto ops = a.finish();
+  ASSERT_EQ(ops.size(), 1u);
+  ASSERT_EQ(ops[0].runs.size(), 2u);
+  EXPECT_EQ(ops[0].runs[0].processes, 10000u);
+  EXPECT_DOUBLE_EQ(ops[0].runs[0].cpu_s, 5000.0);
+  EXPECT_EQ(ops[0].runs[0].copied_bytes, 10000u);
+  EXPECT_EQ(ops[0].runs[1].processes, 1u);
+}
+
+TEST(Aggregate, KeepsProcessRowsOnlyWhenAsked) {
+  auto ops = aggregate_file("ops.jsonl", true);
+  ASSERT_EQ(ops[1].runs[0].process_rows.size(), 4u);
+  const ProcessRow& sh = ops[1].runs[0].process_rows[0];
+  EXPECT_EQ(sh.pid, 200);
+  EXPECT_EQ(sh.program, "sh");
+  EXPECT_EQ(sh.argv0, "sh");
+  EXPECT_EQ(sh.end, "exec");
+  EXPECT_TRUE(aggregate_file("ops.jsonl", false)[1].runs[0].process_rows.empty());
+}
+
+}  // namespace
+}  // namespace account

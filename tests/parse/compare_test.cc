@@ -1,0 +1,100 @@
+// account compare: rows of each file, the change against the first in percent,
+// one-sided rows marked, a zero baseline N/A, every format.
+#include <gtest/gtest.h>
+
+#include "golden.h"
+#include "report.h"
+
+namespace account {
+namespace {
+
+using testing::data_path;
+using testing::expect_golden;
+using testing::Outcome;
+
+CompareOptions ab(Format format = Format::kTable) {
+  CompareOptions o;
+  o.files = {data_path("a.jsonl"), data_path("b.jsonl")};
+  o.names = {"a", "b"};
+  o.format = format;
+  return o;
+}
+
+TEST(Compare, TableWithOneSidedRows) {
+  Outcome o = testing::compare(ab());
+  EXPECT_EQ(o.status, 0);
+  EXPECT_TRUE(o.err.empty());
+  EXPECT_EQ(
+      o.out,
+      "                                             Maximum (MiB)     Copied   Malloc\n"
+      "     *Test*     Operation  Build   CPU(s)   Size  Resident     (MiB)    (MiB)   Note\n"
+      "--------------- ---------  ------  ------  -------  -------   -------  -------  ---------\n"
+      "alpha           add        a         1.00    10.00     5.00       4.0      8.0\n"
+      "alpha           add        b         0.50    12.00     5.00       5.0      8.0\n"
+      "alpha           add        b vs a  -50.0%   +20.0%     0.0%    +25.0%     0.0%\n"
+      "alpha           commit     a         2.00    20.00    10.00       0.0     16.0  only in a\n"
+      "\n"
+      "beta            checkout   a         0.00    30.00    15.00       0.0      0.0\n"
+      "beta            checkout   b         0.25    30.00    15.00       0.0      0.0\n"
+      "beta            checkout   b vs a     N/A     0.0%     0.0%      0.0%     0.0%\n"
+      "\n"
+      "gamma           new        b         3.00     1.00     1.00       1.0      1.0  only in "
+      "b\n");
+}
+
+TEST(Compare, Csv) {
+  Outcome o = testing::compare(ab(Format::kCsv));
+  EXPECT_EQ(o.status, 0);
+  expect_golden("compare.csv", o.out);
+}
+
+TEST(Compare, Json) {
+  expect_golden("compare.json", testing::compare(ab(Format::kJson)).out);
+}
+
+TEST(Compare, Markdown) {
+  expect_golden("compare.md", testing::compare(ab(Format::kMarkdown)).out);
+}
+
+TEST(Compare, FileNamesAreTheDefaultLabels) {
+  CompareOptions o = ab();
+  o.names.clear();
+  Outcome r = testing::compare(o);
+  EXPECT_NE(r.out.find(data_path("b.jsonl") + " vs " + data_path("a.jsonl")), std::string::npos)
+      << r.out;
+}
+
+TEST(Compare, MoreThanTwoFilesEachAgainstTheFirst) {
+  CompareOptions o = ab();
+  o.files.push_back(data_path("c.jsonl"));
+  o.names.push_back("c");
+  Outcome r = testing::compare(o);
+  EXPECT_EQ(r.status, 0);
+  expect_golden("compare-three.txt", r.out);
+  // c: CPU 2.0 against 1.0, resident 2.5 against 5, malloc 4 against 8.
+  EXPECT_NE(
+      r.out.find(
+          "alpha           add        c vs a  +100.0%     0.0%   -50.0%      0.0%   -50.0%\n"),
+      std::string::npos)
+      << r.out;
+}
+
+TEST(Compare, BadLinesInOneFileGiveStatusTwo) {
+  CompareOptions o = ab();
+  o.files[1] = data_path("bad.jsonl");
+  Outcome r = testing::compare(o);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err.size(), 8u);
+  EXPECT_EQ(r.err.back(), "account: skipped 7 bad lines; 2 records read");
+}
+
+TEST(Compare, AMissingFileIsStatusOne) {
+  CompareOptions o = ab();
+  o.files[0] = "/nonexistent/a.jsonl";
+  Outcome r = testing::compare(o);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "");
+}
+
+}  // namespace
+}  // namespace account

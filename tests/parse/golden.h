@@ -1,0 +1,39 @@
+/// Helpers of the parse tests: inputs under data/, expected outputs under golden/.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "report.h"
+
+namespace account::testing {
+
+/// PARSE_TEST_DIR/data/NAME.
+std::string data_path(const std::string& name);
+/// The whole content of a file ("" when missing).
+std::string read_file(const std::string& path);
+/// Compares `actual` with golden/NAME byte for byte. With ACCOUNT_UPDATE_GOLDEN=1
+/// in the environment, rewrites the golden file instead (review the diff!).
+void expect_golden(const std::string& name, const std::string& actual);
+
+/// What one call of run_report / run_compare produced.
+struct Outcome {
+  int status = -1;
+  std::string out;
+  std::vector<std::string> err;
+};
+Outcome report(ReportOptions options);
+Outcome compare(CompareOptions options);
+
+/// A temporary file holding `content`, removed when the object goes.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& content);
+  ~TempFile();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace account::testing

@@ -1,0 +1,105 @@
+// parse_record and RecordParser: required keys, types, unknown keys ignored.
+#include "record.h"
+
+#include <gtest/gtest.h>
+
+#include "golden.h"
+
+namespace account {
+namespace {
+
+const char* kProcess =
+    R"({"schema":1,"kind":"process","pid":42,"ppid":1,"exe":"/usr/bin/git","argv":["git","add"],)"
+    R"("test":"t","op":"add","start_ns":10,"end_ns":20,"cpu_user_s":0.5,"cpu_sys_s":0.25,)"
+    R"("malloc_bytes":100,"malloc_calls":2,"free_calls":1,"copied_bytes":300,"copied_calls":3,)"
+    R"("heap_peak_bytes":50,"vm_peak_bytes":4096,"rss_peak_bytes":2048,)"
+    R"("sampled_size_peak_bytes":4000,"sampled_rss_peak_bytes":2000,"samples":7,"end":"exit",)"
+    R"("exit_code":3})";
+
+std::string with(std::string line, const std::string& from, const std::string& to) {
+  size_t at = line.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) line.replace(at, from.size(), to);
+  return line;
+}
+
+std::string reason_of(const std::string& line) {
+  std::string reason;
+  EXPECT_FALSE(parse_record(line, &reason).has_value()) << line;
+  std::string again;
+  RecordParser parser;
+  EXPECT_FALSE(parser.parse(line, &again).has_value());
+  EXPECT_EQ(reason, again);
+  return reason;
+}
+
+TEST(Record, ProcessFields) {
+  std::string reason;
+  auto r = parse_record(kProcess, &reason);
+  ASSERT_TRUE(r) << reason;
+  const auto& p = std::get<ProcessRecord>(*r);
+  EXPECT_EQ(p.pid, 42);
+  EXPECT_EQ(p.argv, (std::vector<std::string>{"git", "add"}));
+  EXPECT_EQ(p.cpu_user_s, 0.5);
+  EXPECT_EQ(p.vm_peak_bytes, 4096u);
+  EXPECT_EQ(p.end, "exit");
+  EXPECT_EQ(p.exit_code, 3);
+  EXPECT_FALSE(p.signal.has_value());
+}
+
+TEST(Record, UnknownKeysAreIgnored) {
+  std::string line =
+      with(kProcess, R"("exit_code":3})",
+           R"("exit_code":3,"timeline":{"t_ms":[0,5],"rss":[1,2]},"backtraces":[{"n":1}]})");
+  RecordParser parser;
+  std::string reason;
+  auto r = parser.parse(line, &reason);
+  ASSERT_TRUE(r) << reason;
+  EXPECT_EQ(std::get<ProcessRecord>(*r).copied_bytes, 300u);
+}
+
+TEST(Record, ParserIsReusableAcrossLines) {
+  RecordParser parser;
+  std::string reason;
+  for (int i = 0; i < 100; ++i) {
+    auto r = parser.parse(with(kProcess, "\"pid\":42", "\"pid\":" + std::to_string(i)), &reason);
+    ASSERT_TRUE(r) << reason;
+    EXPECT_EQ(std::get<ProcessRecord>(*r).pid, i);
+    EXPECT_FALSE(parser.parse("{", &reason));
+  }
+}
+
+TEST(Record, Tree) {
+  std::string reason;
+  auto r = parse_record(
+      R"({"schema":1,"kind":"tree","test":"t","op":"o","run":2,"start_ns":5,"end_ns":9,)"
+      R"("processes":3,"sampled_size_peak_bytes":100,"sampled_rss_peak_bytes":50,"samples":4,)"
+      R"("exit_code":0,"aborted":false,"future_key":[1]})",
+      &reason);
+  ASSERT_TRUE(r) << reason;
+  const auto& t = std::get<TreeRecord>(*r);
+  EXPECT_EQ(t.run, 2u);
+  EXPECT_EQ(t.sampled_size_peak_bytes, 100u);
+}
+
+TEST(Record, Reasons) {
+  EXPECT_EQ(reason_of("not json"), "not JSON (syntax error)");
+  EXPECT_EQ(reason_of(R"({"schema":1,)"), "not JSON (incomplete JSON)");
+  EXPECT_EQ(reason_of("[1]"), "not a JSON object");
+  EXPECT_EQ(reason_of(with(kProcess, "\"schema\":1", "\"schema\":2")), "unknown schema 2");
+  EXPECT_EQ(reason_of(with(kProcess, "\"schema\":1,", "")), "missing key \"schema\"");
+  EXPECT_EQ(reason_of(with(kProcess, "\"exe\":\"/usr/bin/git\",", "")), "missing key \"exe\"");
+  EXPECT_EQ(reason_of(with(kProcess, "\"pid\":42", "\"pid\":\"42\"")), "\"pid\" is not an integer");
+  EXPECT_EQ(reason_of(with(kProcess, "\"vm_peak_bytes\":4096", "\"vm_peak_bytes\":-1")),
+            "\"vm_peak_bytes\" is not a non-negative integer");
+  EXPECT_EQ(reason_of(with(kProcess, "[\"git\",\"add\"]", "[\"git\",1]")),
+            "\"argv\" is not an array of strings");
+  EXPECT_EQ(reason_of(with(kProcess, "\"end\":\"exit\"", "\"end\":\"gone\"")),
+            "\"end\" is \"gone\", not exit, exec, signal or killed");
+  EXPECT_EQ(reason_of(with(kProcess, "\"kind\":\"process\"", "\"kind\":\"thread\"")),
+            "unknown kind \"thread\"");
+  EXPECT_EQ(reason_of(with(kProcess, "}", "} x")), "not JSON (extra data)");
+}
+
+}  // namespace
+}  // namespace account

@@ -1,0 +1,190 @@
+// account report: every format against golden files, --by process,
+// --percentiles, and every kind of bad input with its message and exit status.
+#include "report.h"
+
+#include <gtest/gtest.h>
+
+#include "golden.h"
+
+namespace account {
+namespace {
+
+using testing::data_path;
+using testing::expect_golden;
+using testing::Outcome;
+
+ReportOptions options_for(const std::string& file, Format format = Format::kTable) {
+  ReportOptions o;
+  o.files = {data_path(file)};
+  o.format = format;
+  return o;
+}
+
+TEST(Report, Table) {
+  Outcome o = testing::report(options_for("ops.jsonl"));
+  EXPECT_EQ(o.status, 0);
+  EXPECT_TRUE(o.err.empty());
+  expect_golden("ops.table.txt", o.out);
+}
+
+TEST(Report, Csv) {
+  Outcome o = testing::report(options_for("ops.jsonl", Format::kCsv));
+  EXPECT_EQ(o.status, 0);
+  EXPECT_EQ(
+      o.out.substr(0, o.out.find('\n')),
+      "test,operation,cpu_s,size_mib,resident_mib,copied_mib,malloc_mib,runs,wall_s,processes");
+  expect_golden("ops.csv", o.out);
+}
+
+TEST(Report, Json) {
+  Outcome o = testing::report(options_for("ops.jsonl", Format::kJson));
+  EXPECT_EQ(o.status, 0);
+  expect_golden("ops.json", o.out);
+}
+
+TEST(Report, Markdown) {
+  Outcome o = testing::report(options_for("ops.jsonl", Format::kMarkdown));
+  EXPECT_EQ(o.status, 0);
+  expect_golden("ops.md", o.out);
+}
+
+TEST(Report, NoRunsColumnWhenEveryOperationRanOnce) {
+  Outcome o = testing::report(options_for("a.jsonl"));
+  EXPECT_EQ(o.status, 0);
+  EXPECT_EQ(o.out,
+            "                                     Maximum (MiB)     Copied   Malloc\n"
+            "     *Test*     Operation  CPU(s)   Size  Resident     (MiB)    (MiB)\n"
+            "--------------- ---------  ------  -------  -------   -------  -------\n"
+            "alpha           add          1.00    10.00     5.00       4.0      8.0\n"
+            "alpha           commit       2.00    20.00    10.00       0.0     16.0\n"
+            "\n"
+            "beta            checkout     0.00    30.00    15.00       0.0      0.0\n");
+}
+
+TEST(Report, SeveralFilesAreOneInput) {
+  ReportOptions o;
+  o.files = {data_path("a.jsonl"), data_path("c.jsonl")};
+  Outcome r = testing::report(o);
+  EXPECT_EQ(r.status, 0);
+  // alpha/add is in both files, without tree records: one run of both processes.
+  EXPECT_NE(r.out.find("alpha           add          3.00    10.00     5.00       8.0     12.0\n"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(Report, ByProcess) {
+  ReportOptions o = options_for("ops.jsonl");
+  o.by_process = true;
+  Outcome r = testing::report(o);
+  EXPECT_EQ(r.status, 0);
+  expect_golden("ops.by-process.txt", r.out);
+  o.format = Format::kCsv;
+  expect_golden("ops.by-process.csv", testing::report(o).out);
+}
+
+TEST(Report, PercentilesOfWallTime) {
+  ReportOptions o = options_for("ops.jsonl");
+  o.percentiles = Metric::kWall;
+  Outcome r = testing::report(o);
+  EXPECT_EQ(r.status, 0);
+  expect_golden("ops.percentiles-wall.txt", r.out);
+  // beta/checkout ran 1 s, 2 s and 3 s.
+  EXPECT_NE(r.out.find("beta                    checkout           3    1.000    2.000    2.000    "
+                       "2.200    2.400    2.600    2.800    2.980    3.000\n"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(Report, PercentilesOfCpuAsCsv) {
+  ReportOptions o = options_for("ops.jsonl", Format::kCsv);
+  o.percentiles = Metric::kCpu;
+  expect_golden("ops.percentiles-cpu.csv", testing::report(o).out);
+}
+
+TEST(Report, PercentileIsLinearBetweenClosestRanks) {
+  std::vector<double> v;
+  for (int i = 10; i >= 1; --i) v.push_back(i);  // 1..10, unsorted
+  EXPECT_DOUBLE_EQ(percentile(v, 0), 1);
+  EXPECT_DOUBLE_EQ(percentile(v, 50), 5.5);
+  EXPECT_DOUBLE_EQ(percentile(v, 90), 9.1);
+  EXPECT_DOUBLE_EQ(percentile(v, 99), 9.91);
+  EXPECT_DOUBLE_EQ(percentile(v, 100), 10);
+  EXPECT_DOUBLE_EQ(percentile({7}, 60), 7);
+}
+
+TEST(Report, BadLinesAreNamedSkippedAndCounted) {
+  Outcome o = testing::report(options_for("bad.jsonl"));
+  EXPECT_EQ(o.status, 2);
+  std::string f = data_path("bad.jsonl");
+  EXPECT_EQ(o.err, (std::vector<std::string>{
+                       f + ":2: not JSON (syntax error)",
+                       f + ":3: not a JSON object",
+                       f + ":4: \"pid\" is not an integer",
+                       f + ":5: missing key \"exe\"",
+                       f + ":6: unknown schema 2",
+                       f + ":7: \"end\" is \"vanished\", not exit, exec, signal or killed",
+                       f + ":10: truncated last line (no newline): not JSON (incomplete JSON)",
+                       "account: skipped 7 bad lines; 2 records read",
+                   }));
+  // Both valid records (pid 600 and 601) are in the row.
+  EXPECT_EQ(o.out,
+            "                                     Maximum (MiB)     Copied   Malloc\n"
+            "     *Test*     Operation  CPU(s)   Size  Resident     (MiB)    (MiB)\n"
+            "--------------- ---------  ------  -------  -------   -------  -------\n"
+            "t               op           0.30     2.00     2.00       3.0      3.0\n");
+}
+
+TEST(Report, StrictStopsAtTheFirstBadLine) {
+  ReportOptions o = options_for("bad.jsonl");
+  o.strict = true;
+  Outcome r = testing::report(o);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, (std::vector<std::string>{data_path("bad.jsonl") + ":2: not JSON (syntax error)",
+                                             "account: stopped at the first bad line (--strict)"}));
+}
+
+TEST(Report, NothingReadableIsStatusOne) {
+  Outcome o = testing::report(options_for("all-bad.jsonl"));
+  EXPECT_EQ(o.status, 1);
+  EXPECT_EQ(o.out, "");
+  std::string f = data_path("all-bad.jsonl");
+  EXPECT_EQ(o.err, (std::vector<std::string>{
+                       f + ":1: not JSON (syntax error)", f + ":2: missing key \"pid\"",
+                       "account: no valid record in the input (2 bad lines)"}));
+}
+
+TEST(Report, EmptyInputPrintsTheHeaderAndANote) {
+  Outcome o = testing::report(options_for("empty.jsonl"));
+  EXPECT_EQ(o.status, 0);
+  EXPECT_EQ(o.out,
+            "                                     Maximum (MiB)     Copied   Malloc\n"
+            "     *Test*     Operation  CPU(s)   Size  Resident     (MiB)    (MiB)\n"
+            "--------------- ---------  ------  -------  -------   -------  -------\n");
+  EXPECT_EQ(o.err, (std::vector<std::string>{"account: no records in the input"}));
+  EXPECT_EQ(testing::report(options_for("empty.jsonl", Format::kJson)).out, "[]\n");
+  EXPECT_EQ(testing::report(options_for("empty.jsonl", Format::kCsv)).out,
+            "test,operation,cpu_s,size_mib,resident_mib,copied_mib,malloc_mib,runs,wall_s,"
+            "processes\n");
+}
+
+TEST(Report, AFileThatCannotBeOpenedFailsBeforeAnyOutput) {
+  ReportOptions o;
+  o.files = {data_path("ops.jsonl"), "/nonexistent/run.jsonl"};
+  Outcome r = testing::report(o);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, (std::vector<std::string>{
+                       "account: /nonexistent/run.jsonl: cannot open: No such file or directory"}));
+}
+
+TEST(Report, ADirectoryIsUnreadable) {
+  ReportOptions o;
+  o.files = {"/"};
+  Outcome r = testing::report(o);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, (std::vector<std::string>{"account: /: cannot read: Is a directory"}));
+}
+
+}  // namespace
+}  // namespace account
