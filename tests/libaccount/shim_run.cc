@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -23,6 +24,8 @@ Env clean_env(const Env& env) {
 }
 
 size_t line_count(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return 0;  // /dev/full reads forever
   std::ifstream in(path);
   size_t n = 0;
   std::string line;
@@ -31,6 +34,8 @@ size_t line_count(const std::string& path) {
 }
 
 std::string slurp(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return "";
   std::ifstream in(path);
   std::stringstream s;
   s << in.rdbuf();
@@ -52,7 +57,8 @@ ShimRun run_with_shim(const TempDir& dir, const std::vector<std::string>& argv, 
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(settle_s);
   while (line_count(run.output) < min_records && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  run.records = read_records(run.output);
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(run.output, ec)) run.records = read_records(run.output);
   return run;
 }
 
