@@ -19,15 +19,21 @@ int command_compare(const Args& args) {
   CompareOptions o;
   std::string format = "table", names;
   po::options_description d("account compare A.jsonl B.jsonl [MORE.jsonl...] [options]");
-  d.add_options()("help,h", "this help")("format,f", po::value(&format),
-                                         "table (default), csv, json or markdown")(
-      "names", po::value(&names), "labels for the files, comma-separated (default: file names)")(
-      "strict", po::bool_switch(&o.strict), "stop at the first bad line (exit status 1)")(
-      "files", po::value(&o.files), "record files");
+  // clang-format off
+  d.add_options()
+      ("help,h", "this help")
+      ("format,f", po::value(&format), "table (default), csv, json or markdown")
+      ("names", po::value(&names), "labels for the files, comma-separated (default: file names)")
+      ("strict", po::bool_switch(&o.strict), "stop at the first bad line (exit status 1)");
+  po::options_description hidden;
+  hidden.add_options()("files", po::value(&o.files), "record files");
+  // clang-format on
+  po::options_description all;
+  all.add(d).add(hidden);
   po::positional_options_description pos;
   pos.add("files", -1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(d).positional(pos).run(), vm);
+  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
   po::notify(vm);
   if (vm.count("help")) {
     std::cout << d

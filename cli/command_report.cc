@@ -47,17 +47,23 @@ int command_report(const Args& args) {
   ReportOptions o;
   std::string format = "table", by, percentiles;
   po::options_description d("account report [FILES...] [options]");
-  d.add_options()("help,h", "this help")("format,f", po::value(&format),
-                                         "table (default), csv, json or markdown")(
-      "by", po::value(&by), "'process': one row per process image under each operation")(
-      "percentiles", po::value(&percentiles)->implicit_value("wall"),
-      "distribution over runs of KEY: wall (default), cpu, size, resident, copied, malloc")(
-      "strict", po::bool_switch(&o.strict), "stop at the first bad line (exit status 1)")(
-      "files", po::value(&o.files), "record files");
+  // clang-format off
+  d.add_options()
+      ("help,h", "this help")
+      ("format,f", po::value(&format), "table (default), csv, json or markdown")
+      ("by", po::value(&by), "'process': one row per process image under each operation")
+      ("percentiles", po::value(&percentiles)->implicit_value("wall"),
+       "distribution over runs of KEY: wall (default), cpu, size, resident, copied, malloc")
+      ("strict", po::bool_switch(&o.strict), "stop at the first bad line (exit status 1)");
+  po::options_description hidden;
+  hidden.add_options()("files", po::value(&o.files), "record files");
+  // clang-format on
+  po::options_description all;
+  all.add(d).add(hidden);
   po::positional_options_description pos;
   pos.add("files", -1);
   po::variables_map vm;
-  po::store(po::command_line_parser(join_percentiles_key(args)).options(d).positional(pos).run(),
+  po::store(po::command_line_parser(join_percentiles_key(args)).options(all).positional(pos).run(),
             vm);
   po::notify(vm);
   if (vm.count("help")) {

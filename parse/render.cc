@@ -121,9 +121,15 @@ class TextTableRenderer : public Renderer {
       place(h2, i, col.heading2, col.align);
     }
     for (const Span& s : t.spans) {
-      size_t b = position(s.last);
-      if (position(s.first) >= cols.size() || b >= cols.size()) continue;
-      put(h1, start[b] + width[b] - s.text.size(), s.text);
+      size_t a = position(s.first), b = position(s.last);
+      if (a >= cols.size() || b >= cols.size()) continue;
+      size_t end = start[b] + width[b];
+      if (s.align == Align::kRight) {
+        put(h1, end - s.text.size(), s.text);
+      } else {
+        size_t from = start[a] - sep[a], room = end - from;
+        put(h1, from + (s.align == Align::kLeft ? 0 : (room - s.text.size()) / 2), s.text);
+      }
     }
     for (const std::string* h : {&h1, &h2}) {
       std::string line = rstrip(*h);

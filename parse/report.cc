@@ -229,7 +229,7 @@ Table percentile_table(const std::vector<Operation>& ops, Metric metric) {
     t.columns.push_back(number_column(name, "", name, name, 7, 2, info.decimals));
   }
   t.columns.push_back(number_column("max", "", "max", "max", 7, 2, info.decimals));
-  t.spans.push_back(Span{first, t.columns.size() - 1, info.heading});
+  t.spans.push_back(Span{first, t.columns.size() - 1, info.heading, Align::kCenter});
   for (auto& c : t.columns)
     if (c.key != "test" && c.key != "operation" && c.key != "metric" && c.key != "runs")
       c.markdown = fmt::format("{} {}", c.markdown, info.heading);

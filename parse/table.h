@@ -26,10 +26,11 @@ struct Column {
 };
 
 /// A heading over several adjacent columns on the first heading line, placed
-/// like a right-aligned heading over their combined width.
+/// over their combined width (right-aligned like the seed's "Maximum (MiB)").
 struct Span {
   size_t first = 0, last = 0;  ///< column indices, inclusive
   std::string text;
+  Align align = Align::kRight;
 };
 
 struct Cell {

@@ -1,0 +1,94 @@
+// The account binary's report and compare: standard input, option spelling,
+// usage errors and exit statuses as a shell sees them.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+
+#include "golden.h"
+
+namespace account {
+namespace {
+
+using testing::data_path;
+
+struct Shell {
+  int status = -1;
+  std::string out, err;
+};
+
+// Runs `account ARGS` through sh (so ARGS may redirect), stdout and stderr apart.
+Shell account(const std::string& args) {
+  testing::TempFile err_file("");
+  std::string command = std::string("cd '") + PARSE_TEST_DIR + "/data' && '" + ACCOUNT_CLI + "' " +
+                        args + " 2>'" + err_file.path() + "'";
+  Shell s;
+  FILE* p = popen(command.c_str(), "r");
+  if (!p) return s;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) s.out.append(buf, n);
+  int st = pclose(p);
+  s.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  s.err = testing::read_file(err_file.path());
+  return s;
+}
+
+TEST(Cli, StandardInputAsDashAndByDefault) {
+  std::string expected = testing::read_file(std::string(PARSE_TEST_DIR) + "/golden/ops.table.txt");
+  Shell dash = account("report - < ops.jsonl");
+  EXPECT_EQ(dash.status, 0);
+  EXPECT_EQ(dash.out, expected);
+  Shell none = account("report < ops.jsonl");
+  EXPECT_EQ(none.out, expected);
+}
+
+TEST(Cli, PercentilesKeyAsASeparateWordOrAfterEquals) {
+  std::string expected =
+      testing::read_file(std::string(PARSE_TEST_DIR) + "/golden/ops.percentiles-cpu.csv");
+  EXPECT_EQ(account("report --percentiles cpu ops.jsonl --format csv").out, expected);
+  EXPECT_EQ(account("report --percentiles=cpu -f csv ops.jsonl").out, expected);
+  std::string wall =
+      testing::read_file(std::string(PARSE_TEST_DIR) + "/golden/ops.percentiles-wall.txt");
+  EXPECT_EQ(account("report ops.jsonl --percentiles").out, wall);
+}
+
+TEST(Cli, ExitStatuses) {
+  Shell bad = account("report bad.jsonl");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(bad.err.substr(0, bad.err.find('\n')), "bad.jsonl:2: not JSON (syntax error)");
+  EXPECT_EQ(account("report --strict bad.jsonl").status, 1);
+  EXPECT_EQ(account("report all-bad.jsonl").status, 1);
+  Shell missing = account("report nonexistent.jsonl");
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_EQ(missing.err, "account: nonexistent.jsonl: cannot open: No such file or directory\n");
+  EXPECT_EQ(account("compare a.jsonl bad.jsonl").status, 2);
+}
+
+TEST(Cli, UsageErrors) {
+  Shell format = account("report --format xml ops.jsonl");
+  EXPECT_EQ(format.status, 1);
+  EXPECT_EQ(format.err, "account: unknown format 'xml': use table, csv, json or markdown\n");
+  Shell key = account("report --percentiles=latency ops.jsonl");
+  EXPECT_EQ(key.status, 1);
+  EXPECT_EQ(key.err,
+            "account: report: --percentiles 'latency': use wall, cpu, size, resident, copied or "
+            "malloc\n");
+  Shell one = account("compare a.jsonl");
+  EXPECT_EQ(one.status, 1);
+  EXPECT_EQ(one.err,
+            "account: compare: needs at least two record files (try account compare --help)\n");
+  Shell names = account("compare a.jsonl b.jsonl --names x");
+  EXPECT_EQ(names.err, "account: compare: --names gives 1 labels for 2 files\n");
+  EXPECT_EQ(account("report --by thread ops.jsonl").err,
+            "account: report: --by 'thread': only 'process' is known\n");
+}
+
+TEST(Cli, CompareNamesAndFormat) {
+  Shell s = account("compare a.jsonl b.jsonl --names a,b --format csv");
+  EXPECT_EQ(s.status, 0);
+  EXPECT_EQ(s.out, testing::read_file(std::string(PARSE_TEST_DIR) + "/golden/compare.csv"));
+}
+
+}  // namespace
+}  // namespace account
