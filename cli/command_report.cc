@@ -21,12 +21,16 @@ constexpr const char* kReportHelp =
     "malloc'ed; the median over runs when an operation ran more than once.\n"
     "Bad lines are named as FILE:LINE on stderr and skipped (exit status 2).\n";
 
-// `--percentiles KEY` as two words: po only takes an optional value after '='.
+// `--percentiles [KEY]`: KEY as the next word, or wall when the next word is not a KEY.
 Args join_percentiles_key(const Args& args) {
   Args out;
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--percentiles" && i + 1 < args.size() && parse_metric(args[i + 1])) {
-      out.push_back("--percentiles=" + args[++i]);
+    if (args[i] == "--percentiles") {
+      // Boost would take any next word as the value: only a KEY is one.
+      if (i + 1 < args.size() && parse_metric(args[i + 1]))
+        out.push_back("--percentiles=" + args[++i]);
+      else
+        out.push_back("--percentiles=wall");
       continue;
     }
     out.push_back(args[i]);

@@ -10,7 +10,7 @@ namespace account {
 namespace {
 
 // Unmatched processes kept one by one before they are folded into one lump.
-constexpr size_t kPendingLimit = 4096;
+constexpr size_t kPendingLimit = 1024;
 
 struct ProcFigures {
   int64_t pid = 0;

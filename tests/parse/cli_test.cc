@@ -51,6 +51,7 @@ TEST(Cli, PercentilesKeyAsASeparateWordOrAfterEquals) {
   std::string wall =
       testing::read_file(std::string(PARSE_TEST_DIR) + "/golden/ops.percentiles-wall.txt");
   EXPECT_EQ(account("report ops.jsonl --percentiles").out, wall);
+  EXPECT_EQ(account("report --percentiles ops.jsonl").out, wall);  // a file, not a KEY
 }
 
 TEST(Cli, ExitStatuses) {
