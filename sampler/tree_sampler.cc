@@ -48,9 +48,9 @@ void TreeSampler::sample() {
     }
     int fd = open_proc_file(pid, "statm");
     MemoryNow now;
-    bool alive = read_statm(fd, &now);
+    bool alive = read_statm(fd, &now) && now.size_bytes > 0;
     if (fd >= 0) close(fd);
-    if (!alive) continue;  // a zombie has no memory left
+    if (!alive) continue;  // gone, or a zombie (its statm reads all zeros)
     size += now.size_bytes;
     rss += now.resident_bytes;
     live_.push_back(pid);

@@ -1,0 +1,64 @@
+#include "proc_files.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+namespace account {
+namespace {
+
+TEST(ProcFiles, ParsesStatm) {
+  MemoryNow m;
+  ASSERT_TRUE(parse_statm("2500 700 300 10 0 400 0\n", &m));
+  EXPECT_EQ(m.size_bytes, 2500u * uint64_t(sysconf(_SC_PAGESIZE)));
+  EXPECT_EQ(m.resident_bytes, 700u * uint64_t(sysconf(_SC_PAGESIZE)));
+  EXPECT_FALSE(parse_statm("", &m));
+  EXPECT_FALSE(parse_statm("12", &m));
+}
+
+TEST(ProcFiles, ParsesStatusPeaks) {
+  const char* text =
+      "Name:\tgit\nVmPeak:\t   12345 kB\nVmSize:\t  100 kB\nVmHWM:\t     678 kB\nVmRSS:\t 5 kB\n";
+  MemoryPeaks p;
+  ASSERT_TRUE(parse_status_peaks(text, &p));
+  EXPECT_EQ(p.vm_peak_bytes, 12345u * 1024);
+  EXPECT_EQ(p.rss_peak_bytes, 678u * 1024);
+  // A zombie's status has no Vm lines.
+  EXPECT_FALSE(parse_status_peaks("Name:\tgit\nState:\tZ (zombie)\n", &p));
+}
+
+TEST(ProcFiles, ParsesStatWithAwkwardCommand) {
+  // comm with spaces and a ')' ; fields 14/15 are utime/stime in ticks, 52 the exit code.
+  std::string text = "42 (a) b (c)) Z 7";
+  for (int field = 5; field <= 52; ++field) {
+    if (field == 14)
+      text += " 250";
+    else if (field == 15)
+      text += " 50";
+    else if (field == 52)
+      text += " 9";
+    else
+      text += " 0";
+  }
+  CpuAndExit c;
+  ASSERT_TRUE(parse_stat(text.c_str(), &c));
+  long hz = sysconf(_SC_CLK_TCK);
+  EXPECT_EQ(c.state, 'Z');
+  EXPECT_EQ(c.ppid, 7);
+  EXPECT_EQ(c.user_ns, 250u * (1000000000u / uint64_t(hz)));
+  EXPECT_EQ(c.sys_ns, 50u * (1000000000u / uint64_t(hz)));
+  EXPECT_EQ(c.exit_code, 9);
+}
+
+TEST(ProcFiles, ReadsOwnFiles) {
+  int fd = open_proc_file(0, "statm");
+  ASSERT_GE(fd, 3);
+  MemoryNow m;
+  EXPECT_TRUE(read_statm(fd, &m));
+  EXPECT_GT(m.resident_bytes, 0u);
+  EXPECT_GE(m.size_bytes, m.resident_bytes);
+  close(fd);
+  EXPECT_LT(open_proc_file(0, "no-such-file"), 0);
+}
+
+}  // namespace
+}  // namespace account
