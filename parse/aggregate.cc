@@ -201,6 +201,7 @@ void Aggregator::add(const Record& record) {
       *keep++ = std::move(*it);
   }
   op.pending.erase(keep, op.pending.end());
+  if (op.pending.empty()) op.pending.shrink_to_fit();  // memory per operation stays small
   if (op.lump.processes > 0 && run.contains(op.lump.min_start) && run.contains(op.lump.max_start)) {
     // The folded processes all belong here; merge so that the older images come first.
     op.lump.merge(std::move(run));
