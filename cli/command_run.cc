@@ -53,28 +53,29 @@ uint64_t realtime_ns() {
 
 po::options_description run_options(RunOptions& o) {
   po::options_description d("account run [options] -- COMMAND...");
-  d.add_options()("help,h", "this help")
-      ("test", po::value(&o.test), "test label copied into every record (ACCOUNT_TEST)")
-      ("op", po::value(&o.op), "operation label copied into every record (ACCOUNT_OP)")
-      ("output,o", po::value(&o.output),
-       "append records to FILE (default: a temporary file, removed after the summary)")
-      ("interval", po::value(&o.interval_ms)->default_value(5),
-       "sampling interval in milliseconds, 1-1000 (0: no per-process sampler)")
-      ("backtrace-min", po::value(&o.backtrace_min),
-       "capture a backtrace for each allocation of at least SIZE (e.g. 10M)")
-      ("timeline", po::bool_switch(&o.timeline), "keep the sampled time series in the records")
-      ("timeout", po::value(&o.timeout_s),
-       "kill the process tree after SEC seconds and mark the run aborted")
-      ("repeat", po::value(&o.repeat)->default_value(1), "run COMMAND N times, one tree record each")
-      ("quiet,q", po::bool_switch(&o.quiet), "no summary line on stderr");
+  d.add_options()("help,h", "this help")("test", po::value(&o.test),
+                                         "test label copied into every record (ACCOUNT_TEST)")(
+      "op", po::value(&o.op), "operation label copied into every record (ACCOUNT_OP)")(
+      "output,o", po::value(&o.output),
+      "append records to FILE (default: a temporary file, removed after the summary)")(
+      "interval", po::value(&o.interval_ms)->default_value(5),
+      "sampling interval in milliseconds, 1-1000 (0: no per-process sampler)")(
+      "backtrace-min", po::value(&o.backtrace_min),
+      "capture a backtrace for each allocation of at least SIZE (e.g. 10M)")(
+      "timeline", po::bool_switch(&o.timeline), "keep the sampled time series in the records")(
+      "timeout", po::value(&o.timeout_s),
+      "kill the process tree after SEC seconds and mark the run aborted")(
+      "repeat", po::value(&o.repeat)->default_value(1),
+      "run COMMAND N times, one tree record each")("quiet,q", po::bool_switch(&o.quiet),
+                                                   "no summary line on stderr");
   return d;
 }
 
 // Splits "options -- command" (or "options command" when no "--" is given: the
 // first argument that is neither an option nor an option's value starts it).
 void split_command(const Args& args, Args* options, Args* command) {
-  static const char* const kTakesValue[] = {"--test", "--op", "-o", "--output", "--interval",
-                                            "--backtrace-min", "--timeout", "--repeat"};
+  static const char* const kTakesValue[] = {
+      "--test", "--op", "-o", "--output", "--interval", "--backtrace-min", "--timeout", "--repeat"};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") {
@@ -91,7 +92,9 @@ void split_command(const Args& args, Args* options, Args* command) {
   }
 }
 
-void set_env(const char* name, const std::string& value) { setenv(name, value.c_str(), 1); }
+void set_env(const char* name, const std::string& value) {
+  setenv(name, value.c_str(), 1);
+}
 
 // Appends one line with a single write, as the shim does.
 bool append_line(const std::string& path, const std::string& line) {
@@ -208,8 +211,9 @@ RunResult run_once(const RunOptions& o) {
 }
 
 std::string tree_record(const RunOptions& o, const RunResult& r, unsigned run) {
-  std::string status = WIFSIGNALED(r.status) ? fmt::format("\"signal\":{}", WTERMSIG(r.status))
-                                             : fmt::format("\"exit_code\":{}", WEXITSTATUS(r.status));
+  std::string status = WIFSIGNALED(r.status)
+                           ? fmt::format("\"signal\":{}", WTERMSIG(r.status))
+                           : fmt::format("\"exit_code\":{}", WEXITSTATUS(r.status));
   return fmt::format(
       "{{\"schema\":1,\"kind\":\"tree\",\"test\":{},\"op\":{},\"run\":{},\"start_ns\":{},"
       "\"end_ns\":{},\"processes\":{},\"sampled_size_peak_bytes\":{},"
@@ -243,8 +247,8 @@ void print_summary(const RunOptions& o, const std::string& path, std::streamoff 
   fmt::print(stderr,
              "account: {}{} process{}, wall {:.2f} s, cpu {:.2f} s, peak size {:.2f} MiB, "
              "resident {:.2f} MiB, copied {:.1f} MiB, malloc {:.1f} MiB{}{}\n",
-             label, processes, processes == 1 ? "" : "es", double(r.end_ns - r.start_ns) / 1e9,
-             cpu, double(size) / mib, double(rss) / mib, double(copied) / mib,
+             label, processes, processes == 1 ? "" : "es", double(r.end_ns - r.start_ns) / 1e9, cpu,
+             double(size) / mib, double(rss) / mib, double(copied) / mib,
              double(malloc_bytes) / mib, r.aborted ? " (aborted: timeout)" : "",
              temporary ? "" : fmt::format(" -> {}", path));
 }
@@ -263,12 +267,15 @@ int command_run(const Args& args) {
     std::cout << desc;
     return 0;
   }
-  if (o.command.empty()) throw UsageError{"run: no command given (account run [options] -- COMMAND...)"};
-  if (o.interval_ms > 1000) throw UsageError{fmt::format("run: --interval {} is not 0-1000 ms", o.interval_ms)};
+  if (o.command.empty())
+    throw UsageError{"run: no command given (account run [options] -- COMMAND...)"};
+  if (o.interval_ms > 1000)
+    throw UsageError{fmt::format("run: --interval {} is not 0-1000 ms", o.interval_ms)};
   if (o.repeat == 0) throw UsageError{"run: --repeat must be at least 1"};
   uint64_t size;
   if (!o.backtrace_min.empty() && !parse_size(o.backtrace_min.c_str(), &size))
-    throw UsageError{fmt::format("run: --backtrace-min {} is not a size such as 64K or 10M", o.backtrace_min)};
+    throw UsageError{
+        fmt::format("run: --backtrace-min {} is not a size such as 64K or 10M", o.backtrace_min)};
 
   std::string error;
   std::string shim = find_shim(&error);
@@ -280,13 +287,16 @@ int command_run(const Args& args) {
     const char* tmp = getenv("TMPDIR");
     std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/account-run-XXXXXX.jsonl";
     int fd = mkstemps(tmpl.data(), 6);
-    if (fd < 0) throw UsageError{fmt::format("run: cannot create a temporary file: {}", std::strerror(errno))};
+    if (fd < 0)
+      throw UsageError{
+          fmt::format("run: cannot create a temporary file: {}", std::strerror(errno))};
     close(fd);
     path = tmpl;
   } else {
     path = fs::absolute(o.output).string();
     int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0) throw UsageError{fmt::format("run: cannot write {}: {}", path, std::strerror(errno))};
+    if (fd < 0)
+      throw UsageError{fmt::format("run: cannot write {}: {}", path, std::strerror(errno))};
     close(fd);
   }
   std::streamoff from = 0;
@@ -314,7 +324,8 @@ int command_run(const Args& args) {
   for (unsigned run = 1; run <= o.repeat; ++run) {
     RunResult r = run_once(o);
     if (!append_line(path, tree_record(o, r, run)))
-      fmt::print(stderr, "account: cannot write the tree record to {}: {}\n", path, std::strerror(errno));
+      fmt::print(stderr, "account: cannot write the tree record to {}: {}\n", path,
+                 std::strerror(errno));
     if (!o.quiet) print_summary(o, path, from, r, temporary);
     from = 0;
     if (struct stat st; stat(path.c_str(), &st) == 0) from = st.st_size;

@@ -67,7 +67,8 @@ uint64_t process_start_ns(int pid) {
     timespec boot, real;
     clock_gettime(CLOCK_BOOTTIME, &boot);
     clock_gettime(CLOCK_REALTIME, &real);
-    double boot_at = double(real.tv_sec) + real.tv_nsec / 1e9 - (double(boot.tv_sec) + boot.tv_nsec / 1e9);
+    double boot_at =
+        double(real.tv_sec) + real.tv_nsec / 1e9 - (double(boot.tv_sec) + boot.tv_nsec / 1e9);
     return uint64_t((boot_at + since_boot_s) * 1e9);
   }
   return 0;
@@ -85,8 +86,8 @@ int command_watch(const Args& args) {
       "timeline", po::bool_switch(&o.timeline), "keep the sampled time series in the record")(
       "timeline-points", po::value(&o.timeline_points)->default_value(2048),
       "points the timeline keeps (16-65536); the resolution halves when full")(
-      "test", po::value(&o.test), "test label for the record")(
-      "op", po::value(&o.op), "operation label for the record");
+      "test", po::value(&o.test), "test label for the record")("op", po::value(&o.op),
+                                                               "operation label for the record");
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(desc).run(), vm);
   if (vm.count("help")) {
@@ -107,7 +108,8 @@ int command_watch(const Args& args) {
     throw UsageError{fmt::format("watch: no process {} ({})", o.pid, std::strerror(errno))};
   if (!o.output.empty()) {
     int fd = open(o.output.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0) throw UsageError{fmt::format("watch: cannot write {}: {}", o.output, std::strerror(errno))};
+    if (fd < 0)
+      throw UsageError{fmt::format("watch: cannot write {}: {}", o.output, std::strerror(errno))};
     close(fd);
   }
   std::error_code ec;
@@ -235,7 +237,9 @@ int command_watch(const Args& args) {
     return 1;
   }
   close(fd);
-  fmt::print(stderr, "account: watched {} for {:.2f} s: {} samples, peak size {:.2f} MiB, resident {:.2f} MiB -> {}\n",
+  fmt::print(stderr,
+             "account: watched {} for {:.2f} s: {} samples, peak size {:.2f} MiB, resident {:.2f} "
+             "MiB -> {}\n",
              o.pid, double(r["end_ns"].as_uint64() - watch_start_ns) / 1e9, samples,
              double(size_peak) / 1048576.0, double(rss_peak) / 1048576.0, o.output);
   return 0;

@@ -25,8 +25,8 @@ inline T fetch_add_relaxed(T* p, T v) {
 template <typename T>
 inline void raise_to(T* p, T v) {  // atomic max
   T cur = __atomic_load_n(p, __ATOMIC_RELAXED);
-  while (cur < v && !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED,
-                                                 __ATOMIC_RELAXED)) {
+  while (cur < v &&
+         !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
   }
 }
 

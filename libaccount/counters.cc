@@ -15,8 +15,8 @@ bool g_release_key_ready = false;
 Slot g_sink;  // counts nobody reads: the sampler process's own calls
 
 Region* map_region() {
-  void* p = mmap(nullptr, sizeof(Region), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-                 -1, 0);
+  void* p =
+      mmap(nullptr, sizeof(Region), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return nullptr;
   Region* r = static_cast<Region*>(p);
   r->magic = kRegionMagic;
@@ -103,7 +103,9 @@ void reset_region_after_fork() {
   if (g_release_key_ready) pthread_setspecific(g_release_key, tls_slot);
 }
 
-void detach_thread_from_region() { tls_slot = &g_sink; }
+void detach_thread_from_region() {
+  tls_slot = &g_sink;
+}
 
 Totals sum_slots(const Region* region, uint32_t limit) {
   Totals t;

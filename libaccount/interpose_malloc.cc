@@ -3,6 +3,7 @@
 // glibc exports __libc_malloc and friends, so no dlsym is needed and nothing
 // recurses during start-up. Live heap is tracked from malloc_usable_size, which
 // lets free() account for a block without a table of sizes.
+#include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
 #include <stddef.h>
@@ -23,7 +24,9 @@ void* __libc_pvalloc(size_t);
 namespace account {
 namespace {
 
-inline int64_t usable(void* p) { return p ? static_cast<int64_t>(malloc_usable_size(p)) : 0; }
+inline int64_t usable(void* p) {
+  return p ? static_cast<int64_t>(malloc_usable_size(p)) : 0;
+}
 
 inline void count_alloc(uint64_t requested, void* result) {
   Slot* s = current_slot();
@@ -32,7 +35,18 @@ inline void count_alloc(uint64_t requested, void* result) {
   if (ACCOUNT_LIKELY(result != nullptr)) heap_grow(s, usable(result));
 }
 
-inline bool is_power_of_two(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
+inline bool is_power_of_two(size_t x) {
+  return x != 0 && (x & (x - 1)) == 0;
+}
+
+// glibc's own aligned_alloc: which alignments it accepts changed between
+// releases (2.36 takes any, as memalign does; 2.38 wants a power of two).
+using AlignedAllocFn = void* (*)(size_t, size_t);
+AlignedAllocFn g_real_aligned_alloc = nullptr;
+
+__attribute__((constructor(101))) void resolve_aligned_alloc() {
+  g_real_aligned_alloc = reinterpret_cast<AlignedAllocFn>(dlsym(RTLD_NEXT, "aligned_alloc"));
+}
 
 }  // namespace
 }  // namespace account
@@ -90,7 +104,7 @@ __attribute__((visibility("default"))) void* reallocarray(void* ptr, size_t n, s
   if (__builtin_mul_overflow(n, size, &bytes)) {
     Slot* s = current_slot();
     bump(s, &s->malloc_calls, 1);
-        errno = ENOMEM;
+    errno = ENOMEM;
     return nullptr;
   }
   return realloc(ptr, bytes);
@@ -103,13 +117,10 @@ __attribute__((visibility("default"))) void* memalign(size_t alignment, size_t s
 }
 
 __attribute__((visibility("default"))) void* aligned_alloc(size_t alignment, size_t size) {
-  // glibc 2.36 accepts any power of two here, as memalign does.
-  if (!is_power_of_two(alignment)) {
-    count_alloc(size, nullptr);
-    errno = EINVAL;
-    return nullptr;
-  }
-  return memalign(alignment, size);
+  AlignedAllocFn real = g_real_aligned_alloc;
+  void* p = real ? real(alignment, size) : __libc_memalign(alignment, size);
+  count_alloc(size, p);
+  return p;
 }
 
 __attribute__((visibility("default"))) int posix_memalign(void** out, size_t alignment,

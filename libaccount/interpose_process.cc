@@ -1,6 +1,7 @@
 // exec and _exit: the two ways a process image ends without running exit
 // handlers. Each writes the image's record first, then does the real thing.
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -9,7 +10,7 @@
 #include <unistd.h>
 
 #include "lifecycle.h"
-#include "text_buffer.h"
+#include "will_exec.h"
 
 using namespace account;
 
@@ -37,66 +38,27 @@ void resolve_exec() {
 }
 
 // Resolved at start-up: a vfork child must not call dlsym.
-__attribute__((constructor(102))) void resolve_at_start() { resolve_exec(); }
-
-bool is_executable_file(int dirfd, const char* path, int flags) {
-  struct stat st;
-  if (fstatat(dirfd, path, &st, flags) != 0 || !S_ISREG(st.st_mode)) return false;
-  return flags & AT_EMPTY_PATH ? true : faccessat(dirfd, path, X_OK, AT_EACCESS) == 0;
-}
-
-// Whether execvp(file) would find something to run, searched as glibc does.
-bool found_on_path(const char* file) {
-  for (const char* p = file; *p; ++p)
-    if (*p == '/') return is_executable_file(AT_FDCWD, file, 0);
-  if (!*file) return false;
-  const char* path = getenv("PATH");
-  if (!path) path = "/bin:/usr/bin";
-  char candidate[4096];
-  for (const char* dir = path;; ++dir) {
-    const char* end = dir;
-    while (*end && *end != ':') ++end;
-    TextBuffer b(candidate, sizeof candidate - 1);
-    if (end == dir)
-      b.put('.');
-    else
-      b.put(dir, size_t(end - dir));
-    b.put('/');
-    b.put(file);
-    candidate[b.size()] = 0;
-    if (!b.overflowed() && is_executable_file(AT_FDCWD, candidate, 0)) return true;
-    if (!*end) return false;
-    dir = end;
-  }
-}
-
-// The record is written only when exec is about to succeed, so a failed
-// attempt (a PATH search by hand, a missing program) leaves the image running
-// and still unrecorded.
-void before_exec(bool likely_to_succeed) {
-  if (!likely_to_succeed) return;
-  Ending ending;
-  ending.kind = EndKind::kExec;
-  finish(ending);
+__attribute__((constructor(102))) void resolve_at_start() {
+  resolve_exec();
 }
 
 // execl-style argument lists, gathered on the stack.
-#define ACCOUNT_GATHER_ARGS(first, argv_name, after_null)                  \
-  size_t count = 1;                                                        \
-  {                                                                        \
-    va_list ap;                                                            \
-    va_start(ap, first);                                                   \
-    while (va_arg(ap, const char*)) ++count;                               \
-    va_end(ap);                                                            \
-  }                                                                        \
+#define ACCOUNT_GATHER_ARGS(first, argv_name, after_null)                                \
+  size_t count = 1;                                                                      \
+  {                                                                                      \
+    va_list ap;                                                                          \
+    va_start(ap, first);                                                                 \
+    while (va_arg(ap, const char*)) ++count;                                             \
+    va_end(ap);                                                                          \
+  }                                                                                      \
   char** argv_name = static_cast<char**>(__builtin_alloca((count + 1) * sizeof(char*))); \
-  {                                                                        \
-    va_list ap;                                                            \
-    va_start(ap, first);                                                   \
-    argv_name[0] = const_cast<char*>(first);                               \
-    for (size_t i = 1; i <= count; ++i) argv_name[i] = va_arg(ap, char*);  \
-    after_null;                                                            \
-    va_end(ap);                                                            \
+  {                                                                                      \
+    va_list ap;                                                                          \
+    va_start(ap, first);                                                                 \
+    argv_name[0] = const_cast<char*>(first);                                             \
+    for (size_t i = 1; i <= count; ++i) argv_name[i] = va_arg(ap, char*);                \
+    after_null;                                                                          \
+    va_end(ap);                                                                          \
   }
 
 }  // namespace
@@ -106,7 +68,7 @@ extern "C" {
 __attribute__((visibility("default"))) int execve(const char* path, char* const argv[],
                                                   char* const envp[]) {
   resolve_exec();
-  before_exec(is_executable_file(AT_FDCWD, path, 0));
+  before_exec(exec_would_run(AT_FDCWD, path, 0, false));
   return g_exec.execve(path, argv, envp);
 }
 
@@ -117,7 +79,7 @@ __attribute__((visibility("default"))) int execv(const char* path, char* const a
 __attribute__((visibility("default"))) int execvpe(const char* file, char* const argv[],
                                                    char* const envp[]) {
   resolve_exec();
-  before_exec(found_on_path(file));
+  before_exec(exec_would_run_on_path(file));
   return g_exec.execvpe(file, argv, envp);
 }
 
@@ -141,19 +103,17 @@ __attribute__((visibility("default"))) int execle(const char* path, const char* 
   return execve(path, argv, envp);
 }
 
-__attribute__((visibility("default"))) int fexecve(int fd, char* const argv[],
-                                                   char* const envp[]) {
+__attribute__((visibility("default"))) int fexecve(int fd, char* const argv[], char* const envp[]) {
   resolve_exec();
-  before_exec(is_executable_file(fd, "", AT_EMPTY_PATH));
+  before_exec(exec_would_run(fd, "", AT_EMPTY_PATH, false));
   return g_exec.fexecve(fd, argv, envp);
 }
 
-__attribute__((visibility("default"))) int execveat(int dirfd, const char* path,
-                                                    char* const argv[], char* const envp[],
-                                                    int flags) {
+__attribute__((visibility("default"))) int execveat(int dirfd, const char* path, char* const argv[],
+                                                    char* const envp[], int flags) {
   resolve_exec();
   int stat_flags = flags & (AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
-  before_exec(is_executable_file(dirfd, path, stat_flags));
+  before_exec(exec_would_run(dirfd, path, stat_flags, false));
   return g_exec.execveat(dirfd, path, argv, envp, flags);
 }
 
@@ -165,6 +125,8 @@ __attribute__((visibility("default"), noreturn)) void _exit(int status) {
   for (;;) syscall(SYS_exit_group, status);
 }
 
-__attribute__((visibility("default"), noreturn)) void _Exit(int status) { _exit(status); }
+__attribute__((visibility("default"), noreturn)) void _Exit(int status) {
+  _exit(status);
+}
 
 }  // extern "C"

@@ -49,15 +49,9 @@ __attribute__((constructor(101))) void start(int argc, char** argv, char**) {
 
 }  // namespace
 
-void finish(const Ending& ending) {
-  if (!g_started || !g_region) return;
-  if (getpid() != g_identity.pid) return;
-  uint32_t expected = kRunning;
-  uint32_t next = ending.kind == EndKind::kExec ? kExecPending : kRecorded;
-  if (!__atomic_compare_exchange_n(&g_region->image_state, &expected, next, false,
-                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-    return;
-  FinalFigures f;
+namespace {
+
+void collect_final_figures(FinalFigures& f) {
   f.end_realtime_ns = realtime_ns();
   rusage usage;
   if (getrusage(RUSAGE_SELF, &usage) == 0) {
@@ -70,7 +64,33 @@ void finish(const Ending& ending) {
   fd = open_proc_file(0, "statm");
   read_statm(fd, &f.last);
   if (fd >= 0) close(fd);
+}
+
+bool claim(uint32_t from, uint32_t to) {
+  return __atomic_compare_exchange_n(&g_region->image_state, &from, to, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE);
+}
+
+// Not a vfork child (or a _Fork child) borrowing this image's memory.
+bool own_image() {
+  return g_started && g_region && getpid() == g_identity.pid;
+}
+
+}  // namespace
+
+void finish(const Ending& ending) {
+  uint32_t next = ending.kind == EndKind::kExec ? kExecPending : kRecorded;
+  if (!own_image() || !claim(kRunning, next)) return;
+  FinalFigures f;
+  collect_final_figures(f);
   emit(g_identity, g_settings, g_region, f, ending);
+}
+
+void before_exec(bool likely_to_succeed) {
+  if (!likely_to_succeed) return;
+  Ending ending;
+  ending.kind = EndKind::kExec;
+  finish(ending);
 }
 
 }  // namespace account

@@ -9,6 +9,10 @@ namespace account {
 // process that merely shares this image's memory (a vfork child).
 void finish(const Ending& ending);
 
+// Before exec: writes the image's record ("end": "exec") if the exec is
+// likely to succeed (see will_exec.h), so failed attempts leave no record.
+void before_exec(bool likely_to_succeed);
+
 // Starts the sampler process of this image (no-op when ACCOUNT_SAMPLE_MS=0).
 void start_sampler();
 

@@ -16,16 +16,21 @@ constexpr uint64_t kMiB = 1024 * 1024;
 
 const char* end_name(EndKind kind) {
   switch (kind) {
-    case EndKind::kExit: return "exit";
-    case EndKind::kExec: return "exec";
-    case EndKind::kSignal: return "signal";
-    case EndKind::kKilled: return "killed";
+    case EndKind::kExit:
+      return "exit";
+    case EndKind::kExec:
+      return "exec";
+    case EndKind::kSignal:
+      return "signal";
+    case EndKind::kKilled:
+      return "killed";
   }
   return "exit";
 }
 
-uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
-
+uint64_t max_u64(uint64_t a, uint64_t b) {
+  return a > b ? a : b;
+}
 
 void expand_output_path(const Settings& settings, int pid, char* path, uint64_t cap) {
   TextBuffer out(path, cap - 1);
@@ -96,7 +101,8 @@ void compose_record(TextBuffer& out, const Identity& id, const Settings& setting
   out.field("copied_bytes", t.copied_bytes);
   out.field("copied_calls", t.copied_calls);
   out.field("heap_peak_bytes", uint64_t(t.heap_peak_bytes > 0 ? t.heap_peak_bytes : 0));
-  uint64_t sampled_size = max_u64(load_relaxed(&region->sampled_size_peak_bytes), f.last.size_bytes);
+  uint64_t sampled_size =
+      max_u64(load_relaxed(&region->sampled_size_peak_bytes), f.last.size_bytes);
   uint64_t sampled_rss =
       max_u64(load_relaxed(&region->sampled_rss_peak_bytes), f.last.resident_bytes);
   // The kernel's peaks are never below what was sampled (a sampler-written record
@@ -198,7 +204,8 @@ size_t record_capacity(const Identity& id) {
 void emit(const Identity& id, const Settings& settings, const Region* region,
           const FinalFigures& figures, const Ending& ending) {
   size_t capacity = record_capacity(id);
-  void* storage = mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* storage =
+      mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (storage == MAP_FAILED) return;
   emit_into(static_cast<char*>(storage), capacity, id, settings, region, figures, ending);
   munmap(storage, capacity);

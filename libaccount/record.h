@@ -16,7 +16,7 @@ enum class EndKind { kExit, kExec, kSignal, kKilled };
 
 struct Ending {
   EndKind kind = EndKind::kExit;
-  int code = 0;          // exit status for kExit, signal number for kSignal/kKilled
+  int code = 0;  // exit status for kExit, signal number for kSignal/kKilled
   bool code_known = true;
   bool by_sampler = false;
 };
@@ -25,8 +25,8 @@ struct FinalFigures {
   uint64_t end_realtime_ns = 0;
   uint64_t cpu_user_ns = 0;
   uint64_t cpu_sys_ns = 0;
-  MemoryPeaks peaks;        // the kernel's VmPeak/VmHWM
-  MemoryNow last;           // a last statm reading, folded into the sampled peaks
+  MemoryPeaks peaks;  // the kernel's VmPeak/VmHWM
+  MemoryNow last;     // a last statm reading, folded into the sampled peaks
 };
 
 void compose_record(TextBuffer& out, const Identity& id, const Settings& settings,

@@ -36,7 +36,7 @@ struct alignas(128) Slot {
 
 enum ImageState : uint32_t {
   kRunning = 0,
-  kExecPending = 1,  // the image is calling exec; its record is written
+  kExecPending = 1,  // the image wrote its exec record and is calling exec
   kRecorded = 2,     // the image wrote its record; the sampler must not
 };
 
@@ -44,7 +44,7 @@ struct Region {
   uint32_t magic;
   uint32_t image_state;
   int64_t heap_published;
-  uint32_t slot_limit;  // slots [0, slot_limit) have ever been claimed
+  uint32_t slot_limit;     // slots [0, slot_limit) have ever been claimed
   uint32_t timeline_busy;  // 1 while the sampler adds a timeline point
   // Written by the sampler, read by the target when it writes its own record.
   int32_t sampler_pid;

@@ -8,6 +8,7 @@
 // It closes every inherited descriptor, leaves the session and blocks signals.
 // Only async-signal-safe calls: it is forked from a process of any kind.
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -42,9 +43,13 @@ uint64_t own_cpu_ns() {
   return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
 }
 
-void close_inherited_descriptors() {
-  if (syscall(SYS_close_range, 0u, ~0u, 0u) == 0) return;
-  for (int fd = 0; fd < 65536; ++fd) close(fd);
+// Closes every descriptor but `keep`.
+void close_inherited_descriptors(int keep) {
+  if (syscall(SYS_close_range, 0u, unsigned(keep - 1), 0u) == 0 &&
+      syscall(SYS_close_range, unsigned(keep + 1), ~0u, 0u) == 0)
+    return;
+  for (int fd = 0; fd < 65536; ++fd)
+    if (fd != keep) close(fd);
 }
 
 void add_timeline_point(Region* r, const MemoryNow& now) {
@@ -109,8 +114,8 @@ void record_death(Watch& w, Region* r) {
   emit(g_identity, g_settings, r, f, ending);
 }
 
-[[noreturn]] void run_sampler(pid_t target, Region* r) {
-  close_inherited_descriptors();
+[[noreturn]] void run_sampler(pid_t target, int pidfd, Region* r) {
+  close_inherited_descriptors(pidfd);
   setsid();
   if (chdir("/") != 0) {
   }
@@ -122,11 +127,12 @@ void record_death(Watch& w, Region* r) {
 
   Watch w{};
   w.target = target;
-  w.pidfd = int(syscall(SYS_pidfd_open, target, 0));
+  // The pidfd was opened by the target before the clone: a target killed at
+  // once is still ours to record. Its /proc files may already be gone.
+  w.pidfd = pidfd;
   w.statm_fd = open_proc_file(target, "statm");
   w.stat_fd = open_proc_file(target, "stat");
   w.status_fd = open_proc_file(target, "status");
-  if (w.pidfd < 0 || w.statm_fd < 0) syscall(SYS_exit_group, 0);
 
   int interval = int(g_settings.sample_ms);
   for (uint64_t tick = 0;; ++tick) {
@@ -140,6 +146,7 @@ void record_death(Watch& w, Region* r) {
     }
     sample(w, r, tick);
   }
+  store_relaxed(&r->sampler_alive, 0u);
   syscall(SYS_exit_group, 0);
   __builtin_unreachable();
 }
@@ -152,12 +159,24 @@ void start_sampler() {
   if (g_settings.timeline) create_timeline(g_settings.timeline_points, g_settings.sample_ms);
   pid_t target = g_identity.pid;
   Region* r = g_region;
+  int pidfd = int(syscall(SYS_pidfd_open, target, 0));  // close-on-exec
+  if (pidfd >= 0 && pidfd <= 2) {
+    int high = fcntl(pidfd, F_DUPFD_CLOEXEC, 3);
+    close(pidfd);
+    pidfd = high;
+  }
+  if (pidfd < 0) {
+    errno = saved_errno;
+    return;
+  }
   // Exit signal 0: no SIGCHLD for the target, and only a __WCLONE wait sees it.
   long middle = syscall(SYS_clone, 0ul, nullptr, nullptr, nullptr, nullptr);
   if (middle == 0) {
     detach_thread_from_region();
-    if (syscall(SYS_clone, static_cast<unsigned long>(SIGCHLD), nullptr, nullptr, nullptr, nullptr) == 0)
-      run_sampler(target, r);
+    long sampler =
+        syscall(SYS_clone, static_cast<unsigned long>(SIGCHLD), nullptr, nullptr, nullptr, nullptr);
+    if (sampler == 0) run_sampler(target, pidfd, r);
+    if (sampler > 0) store_relaxed(&r->sampler_alive, 1u);
     syscall(SYS_exit_group, 0);
   }
   if (middle > 0) {
@@ -165,6 +184,7 @@ void start_sampler() {
     while (waitpid(pid_t(middle), &status, __WCLONE) < 0 && errno == EINTR) {
     }
   }
+  close(pidfd);
   errno = saved_errno;
 }
 

@@ -64,7 +64,8 @@ void load_settings() {
     if (parse_bounded(v, 0, 1000, &n))
       s.sample_ms = uint32_t(n);
     else
-      warn("ACCOUNT_SAMPLE_MS=", v, " is not a whole number of milliseconds from 0 to 1000; using 5");
+      warn("ACCOUNT_SAMPLE_MS=", v,
+           " is not a whole number of milliseconds from 0 to 1000; using 5");
   }
   if (const char* v = getenv("ACCOUNT_TIMELINE"); v && *v) {
     if (parse_flag(v, &flag))
@@ -76,7 +77,8 @@ void load_settings() {
     if (parse_bounded(v, 16, 65536, &n))
       s.timeline_points = uint32_t(n);
     else
-      warn("ACCOUNT_TIMELINE_POINTS=", v, " is not a number of points from 16 to 65536; using 2048");
+      warn("ACCOUNT_TIMELINE_POINTS=", v,
+           " is not a number of points from 16 to 65536; using 2048");
   }
   if (const char* v = getenv("ACCOUNT_BACKTRACE_MIN"); v && *v) {
     if (parse_size(v, &n) && n > 0)

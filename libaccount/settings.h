@@ -51,7 +51,7 @@ uint64_t realtime_ns();
 uint64_t monotonic_ns();
 
 // One line "account: <message>\n" on stderr, in a single write.
-void warn(const char* a, const char* b = nullptr, const char* c = nullptr,
-          const char* d = nullptr, const char* e = nullptr);
+void warn(const char* a, const char* b = nullptr, const char* c = nullptr, const char* d = nullptr,
+          const char* e = nullptr);
 
 }  // namespace account

@@ -19,7 +19,9 @@ void TextBuffer::put(const char* s, size_t n) {
   for (size_t i = 0; i < n; ++i) put(s[i]);
 }
 
-void TextBuffer::put(const char* s) { put(s, string_length(s)); }
+void TextBuffer::put(const char* s) {
+  put(s, string_length(s));
+}
 
 void TextBuffer::put_uint(uint64_t v) {
   char digits[20];
@@ -47,7 +49,8 @@ void TextBuffer::put_fixed(uint64_t v, int decimals) {
   if (decimals == 0) return;
   put('.');
   uint64_t frac = v % scale;
-  for (uint64_t div = scale / 10; div > 0; div /= 10) put(static_cast<char>('0' + (frac / div) % 10));
+  for (uint64_t div = scale / 10; div > 0; div /= 10)
+    put(static_cast<char>('0' + (frac / div) % 10));
 }
 
 namespace {
@@ -106,7 +109,9 @@ void TextBuffer::put_json_string(const char* str, size_t n) {
   put('"');
 }
 
-void TextBuffer::put_json_string(const char* s) { put_json_string(s, string_length(s)); }
+void TextBuffer::put_json_string(const char* s) {
+  put_json_string(s, string_length(s));
+}
 
 void TextBuffer::key(const char* name) {
   if (!first_) put(',');

@@ -27,7 +27,9 @@ class TextBuffer {
   void key(const char* name);
   void field(const char* name, uint64_t v) { key(name), put_uint(v); }
   void field_int(const char* name, int64_t v) { key(name), put_int(v); }
-  void field_fixed(const char* name, uint64_t v, int decimals) { key(name), put_fixed(v, decimals); }
+  void field_fixed(const char* name, uint64_t v, int decimals) {
+    key(name), put_fixed(v, decimals);
+  }
   void field_string(const char* name, const char* s) { key(name), put_json_string(s); }
   void begin_object() { put('{'), first_ = true; }
   void end_object() { put('}'), first_ = false; }  // the enclosing object goes on

@@ -34,11 +34,24 @@ bool parse_size(const char* text, uint64_t* out) {
   if (!parse_digits(p, &v)) return false;
   int shift = 0;
   switch (*p) {
-    case 'k': case 'K': shift = 10, ++p; break;
-    case 'm': case 'M': shift = 20, ++p; break;
-    case 'g': case 'G': shift = 30, ++p; break;
-    case 't': case 'T': shift = 40, ++p; break;
-    default: break;
+    case 'k':
+    case 'K':
+      shift = 10, ++p;
+      break;
+    case 'm':
+    case 'M':
+      shift = 20, ++p;
+      break;
+    case 'g':
+    case 'G':
+      shift = 30, ++p;
+      break;
+    case 't':
+    case 'T':
+      shift = 40, ++p;
+      break;
+    default:
+      break;
   }
   if (shift && *p == 'i') ++p;
   if (*p == 'B' || *p == 'b') ++p;

@@ -14,7 +14,9 @@
 namespace account::testing {
 namespace {
 
-std::string program(const std::string& name) { return std::string(SAMPLER_PROGRAMS_DIR) + "/" + name; }
+std::string program(const std::string& name) {
+  return std::string(SAMPLER_PROGRAMS_DIR) + "/" + name;
+}
 
 constexpr uint64_t kMiB = 1024 * 1024;
 
@@ -78,7 +80,8 @@ TEST(SamplerProcess, NoSamplerWhenIntervalIsZero) {
 // Killed targets: account run holds the zombie, so the sampler can read how it died.
 void expect_death_record(const std::string& sig, const std::string& end, int64_t signal) {
   TempDir dir;
-  auto r = run_program({ACCOUNT_CLI_PATH, "run", "-q", "-o", dir.file("r.jsonl"), "--", program("die"), sig, "30"});
+  auto r = run_program(
+      {ACCOUNT_CLI_PATH, "run", "-q", "-o", dir.file("r.jsonl"), "--", program("die"), sig, "30"});
   EXPECT_EQ(r.status, 128 + signal) << r.err;
   ProcessRecord p = only_record(dir.file("r.jsonl"), "die");
   EXPECT_EQ(p.end, end);
@@ -92,9 +95,15 @@ void expect_death_record(const std::string& sig, const std::string& end, int64_t
   EXPECT_GT(p.end_ns, p.start_ns);
 }
 
-TEST(SamplerProcess, SigkillLeavesKilledRecord) { expect_death_record("9", "killed", 9); }
-TEST(SamplerProcess, SigsegvLeavesSignalRecord) { expect_death_record("11", "signal", 11); }
-TEST(SamplerProcess, AbortLeavesSignalRecord) { expect_death_record("6", "signal", 6); }
+TEST(SamplerProcess, SigkillLeavesKilledRecord) {
+  expect_death_record("9", "killed", 9);
+}
+TEST(SamplerProcess, SigsegvLeavesSignalRecord) {
+  expect_death_record("11", "signal", 11);
+}
+TEST(SamplerProcess, AbortLeavesSignalRecord) {
+  expect_death_record("6", "signal", 6);
+}
 
 TEST(SamplerProcess, WaitSeesOnlyTheTargetsOwnChildren) {
   TempDir dir;
@@ -114,10 +123,11 @@ TEST(SamplerProcess, CommandSubstitutionReturnsWhenOutputCloses) {
   // then exits: $(...) must return at once, which it cannot if a sampler (the
   // child's was started while the child still had the pipe) holds the pipe.
   TempDir dir;
-  std::string script = std::string("export LD_PRELOAD=") + ACCOUNT_SHIM_PATH +
-                       " ACCOUNT_OUTPUT=" + dir.file("r.jsonl") +
-                       " ACCOUNT_SAMPLE_MS=1000; out=$(sh -c 'echo hi; (exec >&- 2>&-; sleep 3) & exit 0');"
-                       " echo \"[$out]\"";
+  std::string script =
+      std::string("export LD_PRELOAD=") + ACCOUNT_SHIM_PATH +
+      " ACCOUNT_OUTPUT=" + dir.file("r.jsonl") +
+      " ACCOUNT_SAMPLE_MS=1000; out=$(sh -c 'echo hi; (exec >&- 2>&-; sleep 3) & exit 0');"
+      " echo \"[$out]\"";
   auto start = std::chrono::steady_clock::now();
   auto r = run_program({"sh", "-c", script});
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -152,7 +162,8 @@ TEST(SamplerProcess, TimelineStaysBoundedOverManySamples) {
   uint64_t peak = 0;
   for (auto& x : rss) peak = std::max(peak, x.to_number<uint64_t>());
   EXPECT_GE(peak, 32 * kMiB);
-  for (size_t i = 1; i < t_ms.size(); ++i) EXPECT_GT(t_ms[i].to_number<double>(), t_ms[i - 1].to_number<double>());
+  for (size_t i = 1; i < t_ms.size(); ++i)
+    EXPECT_GT(t_ms[i].to_number<double>(), t_ms[i - 1].to_number<double>());
 }
 
 }  // namespace

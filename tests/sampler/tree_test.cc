@@ -10,9 +10,10 @@ namespace {
 constexpr uint64_t kMiB = 1024 * 1024;
 
 TreeRecord run_tree(const std::string& script, const std::string& path) {
-  auto r = run_program({ACCOUNT_CLI_PATH, "run", "-q", "-o", path, "--test", "tree", "--op", "hold",
-                        "--", "sh", "-c", script},
-                       ProgramOptions{{{"HOLD", std::string(SAMPLER_PROGRAMS_DIR) + "/hold_memory"}}});
+  auto r =
+      run_program({ACCOUNT_CLI_PATH, "run", "-q", "-o", path, "--test", "tree", "--op", "hold",
+                   "--", "sh", "-c", script},
+                  ProgramOptions{{{"HOLD", std::string(SAMPLER_PROGRAMS_DIR) + "/hold_memory"}}});
   EXPECT_EQ(r.status, 0) << r.err;
   RecordFile f = read_records(path);
   EXPECT_TRUE(f.bad_lines.empty());
@@ -22,8 +23,9 @@ TreeRecord run_tree(const std::string& script, const std::string& path) {
 
 TEST(TreeSampling, ConcurrentChildrenAddUp) {
   TempDir dir;
-  TreeRecord t = run_tree("$HOLD 50 400 >/dev/null & $HOLD 50 400 >/dev/null & $HOLD 50 400 >/dev/null & wait",
-                          dir.file("r.jsonl"));
+  TreeRecord t =
+      run_tree("$HOLD 50 400 >/dev/null & $HOLD 50 400 >/dev/null & $HOLD 50 400 >/dev/null & wait",
+               dir.file("r.jsonl"));
   EXPECT_GE(t.sampled_rss_peak_bytes, 150 * kMiB);
   EXPECT_GE(t.processes, 4u);  // sh and three children
   EXPECT_EQ(t.test, "tree");
@@ -41,8 +43,9 @@ TEST(TreeSampling, ConcurrentChildrenAddUp) {
 
 TEST(TreeSampling, SequentialChildrenDoNot) {
   TempDir dir;
-  TreeRecord t = run_tree("$HOLD 50 150 >/dev/null; $HOLD 50 150 >/dev/null; $HOLD 50 150 >/dev/null",
-                          dir.file("r.jsonl"));
+  TreeRecord t =
+      run_tree("$HOLD 50 150 >/dev/null; $HOLD 50 150 >/dev/null; $HOLD 50 150 >/dev/null",
+               dir.file("r.jsonl"));
   EXPECT_GE(t.sampled_rss_peak_bytes, 50 * kMiB);
   EXPECT_LT(t.sampled_rss_peak_bytes, 100 * kMiB);
 }
@@ -50,8 +53,8 @@ TEST(TreeSampling, SequentialChildrenDoNot) {
 TEST(TreeSampling, TimeoutKillsTheTreeAndMarksTheRunAborted) {
   TempDir dir;
   auto start = std::chrono::steady_clock::now();
-  auto r = run_program({ACCOUNT_CLI_PATH, "run", "-q", "-o", dir.file("r.jsonl"), "--timeout", "0.3",
-                        "--", "sh", "-c", "sleep 30 & sleep 30; echo never"});
+  auto r = run_program({ACCOUNT_CLI_PATH, "run", "-q", "-o", dir.file("r.jsonl"), "--timeout",
+                        "0.3", "--", "sh", "-c", "sleep 30 & sleep 30; echo never"});
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(r.status, 128 + 9);
   EXPECT_EQ(r.out, "");

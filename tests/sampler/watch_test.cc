@@ -4,6 +4,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fstream>
+
 #include "records.h"
 #include "run_program.h"
 
@@ -17,8 +19,16 @@ TEST(Watch, RecordsASleepUntilItEnds) {
     execlp("sleep", "sleep", "0.4", nullptr);
     _exit(127);
   }
-  auto r = run_program({ACCOUNT_CLI_PATH, "watch", "--pid", std::to_string(pid), "-o", dir.file("w.jsonl"),
-                        "--interval", "5", "--test", "w", "--op", "sleep"});
+  // Watch the sleep, not the forked copy of this test before its exec.
+  for (int i = 0; i < 1000; ++i) {
+    std::ifstream cmdline("/proc/" + std::to_string(pid) + "/cmdline");
+    std::string first;
+    std::getline(cmdline, first, '\0');
+    if (first == "sleep") break;
+    usleep(1000);
+  }
+  auto r = run_program({ACCOUNT_CLI_PATH, "watch", "--pid", std::to_string(pid), "-o",
+                        dir.file("w.jsonl"), "--interval", "5", "--test", "w", "--op", "sleep"});
   int status;
   waitpid(pid, &status, 0);
   EXPECT_EQ(r.status, 0) << r.err;

@@ -56,12 +56,14 @@ ProgramResult run_program(const std::vector<std::string>& argv, const ProgramOpt
   }
   close(in[1]);
   ProgramResult result;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.timeout_s);
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(options.timeout_s);
   pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
   std::string* sinks[2] = {&result.out, &result.err};
   int open_fds = 2;
   while (open_fds > 0) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       result.timed_out = true;
       kill(pid, SIGKILL);

@@ -11,7 +11,7 @@ namespace account::testing {
 struct ProgramResult {
   std::string out;
   std::string err;
-  int status = -1;     // exit code, or 128 + signal
+  int status = -1;  // exit code, or 128 + signal
   bool timed_out = false;
 };
 
