@@ -9,11 +9,17 @@ namespace {
 
 constexpr uint64_t kMiB = 1024 * 1024;
 
+ProgramOptions hold_options() {
+  ProgramOptions o;
+  o.env["HOLD"] = std::string(SAMPLER_PROGRAMS_DIR) + "/hold_memory";
+  return o;
+}
+
 TreeRecord run_tree(const std::string& script, const std::string& path) {
   auto r =
       run_program({ACCOUNT_CLI_PATH, "run", "-q", "-o", path, "--test", "tree", "--op", "hold",
                    "--", "sh", "-c", script},
-                  ProgramOptions{{{"HOLD", std::string(SAMPLER_PROGRAMS_DIR) + "/hold_memory"}}});
+                  hold_options());
   EXPECT_EQ(r.status, 0) << r.err;
   RecordFile f = read_records(path);
   EXPECT_TRUE(f.bad_lines.empty());
