@@ -13,8 +13,6 @@ namespace account {
 
 namespace po = boost::program_options;
 
-Format format_option(const std::string& name);  // command_report.cc
-
 int command_compare(const Args& args) {
   CompareOptions o;
   std::string format = "table", names;

@@ -14,6 +14,10 @@ int command_report(const Args& args);
 int command_compare(const Args& args);
 int command_watch(const Args& args);
 
+/// --format NAME for report and compare (throws UsageError for an unknown name).
+enum class Format;
+Format format_option(const std::string& name);
+
 /// Thrown for bad usage; main prints "account: <what>" and exits 1.
 struct UsageError {
   std::string what;

@@ -166,8 +166,10 @@ std::optional<Record> record_from_value(const json::value& value, std::string* r
   f.optional_i64("signal", p.signal);
   f.string("written_by", p.written_by, false);
   f.boolean("aborted", p.aborted);
-  if (f.ok() && p.end != "exit" && p.end != "exec" && p.end != "signal" && p.end != "killed") {
-    *reason = fmt::format("\"end\" is \"{}\", not exit, exec, signal or killed", p.end);
+  // "running": account watch stopped before the process ended.
+  if (f.ok() && p.end != "exit" && p.end != "exec" && p.end != "signal" && p.end != "killed" &&
+      p.end != "running") {
+    *reason = fmt::format("\"end\" is \"{}\", not exit, exec, signal, killed or running", p.end);
     return std::nullopt;
   }
   if (!f.ok()) {

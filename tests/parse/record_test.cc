@@ -95,10 +95,26 @@ TEST(Record, Reasons) {
   EXPECT_EQ(reason_of(with(kProcess, "[\"git\",\"add\"]", "[\"git\",1]")),
             "\"argv\" is not an array of strings");
   EXPECT_EQ(reason_of(with(kProcess, "\"end\":\"exit\"", "\"end\":\"gone\"")),
-            "\"end\" is \"gone\", not exit, exec, signal or killed");
+            "\"end\" is \"gone\", not exit, exec, signal, killed or running");
   EXPECT_EQ(reason_of(with(kProcess, "\"kind\":\"process\"", "\"kind\":\"thread\"")),
             "unknown kind \"thread\"");
   EXPECT_EQ(reason_of(with(kProcess, "}", "} x")), "not JSON (extra data)");
+}
+
+}  // namespace
+}  // namespace account
+
+namespace account {
+namespace {
+
+// account watch writes "end": "running" when it is stopped before the process ends.
+TEST(Record, WatchStoppedWhileRunning) {
+  std::string reason;
+  auto r =
+      parse_record(with(kProcess, R"("end":"exit","exit_code":3)", R"("end":"running")"), &reason);
+  ASSERT_TRUE(r) << reason;
+  EXPECT_EQ(std::get<ProcessRecord>(*r).end, "running");
+  EXPECT_FALSE(std::get<ProcessRecord>(*r).exit_code);
 }
 
 }  // namespace

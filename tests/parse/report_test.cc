@@ -122,7 +122,7 @@ TEST(Report, BadLinesAreNamedSkippedAndCounted) {
                        f + ":4: \"pid\" is not an integer",
                        f + ":5: missing key \"exe\"",
                        f + ":6: unknown schema 2",
-                       f + ":7: \"end\" is \"vanished\", not exit, exec, signal or killed",
+                       f + ":7: \"end\" is \"vanished\", not exit, exec, signal, killed or running",
                        f + ":10: truncated last line (no newline): not JSON (incomplete JSON)",
                        "account: skipped 7 bad lines; 2 records read",
                    }));
