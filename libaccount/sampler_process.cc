@@ -122,7 +122,6 @@ void record_death(Watch& w, Region* r) {
   sigset_t all;
   sigfillset(&all);
   sigprocmask(SIG_BLOCK, &all, nullptr);
-  prctl(PR_SET_NAME, "account-sampler", 0, 0, 0);
   store_relaxed(&r->sampler_pid, pid_t(syscall(SYS_getpid)));
 
   Watch w{};
@@ -172,6 +171,9 @@ void start_sampler() {
   // Exit signal 0: no SIGCHLD for the target, and only a __WCLONE wait sees it.
   long middle = syscall(SYS_clone, 0ul, nullptr, nullptr, nullptr, nullptr);
   if (middle == 0) {
+    // Named before the second clone, so the sampler is never seen as a copy
+    // of the target (account run's tree sampling skips it by this name).
+    prctl(PR_SET_NAME, "account-sampler", 0, 0, 0);
     detach_thread_from_region();
     long sampler =
         syscall(SYS_clone, static_cast<unsigned long>(SIGCHLD), nullptr, nullptr, nullptr, nullptr);

@@ -6,6 +6,8 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 #include <string>
 
 #include "proc_files.h"
@@ -28,10 +30,18 @@ std::vector<pid_t> children_of(pid_t pid) {
 }
 
 bool is_shim_sampler(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/comm");
-  std::string comm;
-  std::getline(in, comm);
-  return comm == "account-sampler";
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), {});
+  if (stat.find("(account-sampler)") != std::string::npos) return true;
+  // The shim's short-lived first clone has no exit signal (field 38 is 0) and
+  // is a copy of its parent until it renames itself.
+  auto close = stat.rfind(')');
+  if (close == std::string::npos) return false;
+  std::istringstream fields(stat.substr(close + 2));
+  std::string field;
+  for (int i = 3; i <= 38 && fields >> field; ++i)
+    if (i == 38) return field == "0";
+  return false;
 }
 
 void TreeSampler::sample() {

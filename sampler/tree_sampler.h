@@ -13,7 +13,8 @@ namespace account {
 class TreeSampler {
  public:
   /// Samples the descendants of `root` (its children, theirs, ...). The
-  /// shim's own sampler processes ("account-sampler") are not counted.
+  /// shim's own sampler processes ("account-sampler", and the first clone that
+  /// starts one) are not counted.
   explicit TreeSampler(pid_t root) : root_(root) {}
 
   /// One sample: walks the tree, sums statm, raises the peaks.
