@@ -1,0 +1,75 @@
+// malloc/free-heavy workload for perf-tests/overhead.sh.
+//
+// usage: malloc_loop STEPS [THREADS]
+// Each thread keeps a ring of 256 live blocks; every step frees the oldest and
+// allocates a new one of a pseudo-random size (16..1039 bytes), touching its
+// first byte. STEPS is the total over all threads. Prints the checksum and the
+// exact calls/bytes it made so a tool's totals can be checked against it.
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { kRing = 256 };
+
+typedef struct {
+  long steps;
+  unsigned seed;
+  uint64_t bytes;
+  uint64_t sum;
+} Work;
+
+static void* run(void* arg) {
+  Work* w = (Work*)arg;
+  char* ring[kRing] = {0};
+  uint32_t x = w->seed;
+  for (long i = 0; i < w->steps; ++i) {
+    x = x * 1664525u + 1013904223u;
+    size_t size = 16 + ((x >> 16) & 1023);
+    int at = (int)(i % kRing);
+    free(ring[at]);
+    char* p = malloc(size);
+    if (!p) abort();
+    p[0] = (char)i;
+    w->sum += (unsigned char)p[0];
+    w->bytes += size;
+    ring[at] = p;
+  }
+  for (int i = 0; i < kRing; ++i) free(ring[i]);
+  return NULL;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s STEPS [THREADS]\n", argv[0]);
+    return 2;
+  }
+  long steps = atol(argv[1]);
+  int threads = argc > 2 ? atoi(argv[2]) : 1;
+  if (threads < 1 || threads > 64) threads = 1;
+  pthread_t tid[64];
+  Work work[64];
+  for (int t = 0; t < threads; ++t) {
+    work[t].steps = steps / threads;
+    work[t].seed = 12345u + (unsigned)t;
+    work[t].bytes = 0;
+    work[t].sum = 0;
+  }
+  if (threads == 1) {
+    run(&work[0]);
+  } else {
+    for (int t = 0; t < threads; ++t)
+      if (pthread_create(&tid[t], NULL, run, &work[t]) != 0) abort();
+    for (int t = 0; t < threads; ++t) pthread_join(tid[t], NULL);
+  }
+  uint64_t bytes = 0, sum = 0, calls = 0;
+  for (int t = 0; t < threads; ++t) {
+    bytes += work[t].bytes;
+    sum += work[t].sum;
+    calls += (uint64_t)work[t].steps;
+  }
+  // One line the harness reads: what the loop itself allocated.
+  printf("malloc_loop calls=%llu bytes=%llu sum=%llu\n", (unsigned long long)calls,
+         (unsigned long long)bytes, (unsigned long long)sum);
+  return 0;
+}

@@ -1,0 +1,429 @@
+#!/usr/bin/python3
+"""Interleaved overhead runs for perf-tests/overhead.sh (see docs/overhead.md).
+
+Every workload runs bare and under each tool, round-robin (bare, tool1, tool2,
+..., bare, tool1, ...), so a slow phase of a shared machine hits all of them
+alike. A run's wall time is measured around posix_spawn + wait4 here; its peak
+RSS is wait4's ru_maxrss (the largest single process of the tree that was
+reaped, in KiB). Ratios are per round (tool / bare of the same round); the
+table shows their median and min-max.
+
+Valgrind tools run on a reduced size against bare runs of the same reduced
+size, interleaved the same way.
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+
+def log(*a):
+    print(*a, file=sys.stderr, flush=True)
+
+
+# ----------------------------------------------------------------------------
+# Running one command sequence
+
+
+def spawn_wait(argv, env, cwd, out, err):
+    """Runs argv to completion; returns (wall seconds, maxrss KiB, cpu s, status)."""
+    with open(out, "ab") as fo, open(err, "ab") as fe:
+        old = os.getcwd()
+        if cwd:
+            os.chdir(cwd)  # posix_spawn has no chdir action before Python 3.13
+        try:
+            t0 = time.perf_counter()
+            pid = os.posix_spawn(argv[0], argv, env,
+                                 file_actions=[(os.POSIX_SPAWN_DUP2, fo.fileno(), 1),
+                                               (os.POSIX_SPAWN_DUP2, fe.fileno(), 2)])
+            _, status, ru = os.wait4(pid, 0)
+            t1 = time.perf_counter()
+        finally:
+            os.chdir(old)
+    return t1 - t0, ru.ru_maxrss, ru.ru_utime + ru.ru_stime, status
+
+
+def resolve(prog):
+    p = shutil.which(prog) if "/" not in prog else prog
+    if not p:
+        raise SystemExit("overhead: %s not found" % prog)
+    return p
+
+
+class Tool:
+    """How to wrap one command: argv prefix and extra environment."""
+
+    def __init__(self, name, prefix=None, env=None, valgrind=False):
+        self.name = name
+        self.prefix = prefix or (lambda rundir, i: [])
+        self.env = env or (lambda rundir, i: {})
+        self.valgrind = valgrind
+
+
+def run_sequence(tool, steps, base_env, rundir):
+    """steps: list of (argv, cwd). Returns summed wall, max rss, summed cpu."""
+    wall = cpu = 0.0
+    rss = 0
+    for i, (argv, cwd) in enumerate(steps):
+        env = dict(base_env)
+        env.update(tool.env(rundir, i))
+        full = tool.prefix(rundir, i) + argv
+        full[0] = resolve(full[0])
+        w, r, c, st = spawn_wait(full, env, cwd, os.path.join(rundir, "stdout"),
+                                 os.path.join(rundir, "stderr"))
+        if st != 0:
+            log("overhead: %s under %s failed (status %d), see %s" %
+                (argv, tool.name, st, rundir))
+        wall += w
+        cpu += c
+        rss = max(rss, r)
+    return wall, rss, cpu
+
+
+# ----------------------------------------------------------------------------
+# Parsing what the tools report
+
+
+def account_records(rundir):
+    recs = []
+    for f in glob.glob(os.path.join(rundir, "account.jsonl")):
+        with open(f) as fh:
+            for line in fh:
+                line = line.strip()
+                if line:
+                    recs.append(json.loads(line))
+    return [r for r in recs if r.get("kind", "process") == "process"]
+
+
+def account_totals(rundir):
+    recs = account_records(rundir)
+    t = {k: sum(r.get(k, 0) for r in recs)
+         for k in ("malloc_bytes", "malloc_calls", "free_calls", "copied_bytes", "copied_calls",
+                   "sampler_cpu_s", "samples")}
+    t["wall_s"] = sum((r["end_ns"] - r["start_ns"]) / 1e9 for r in recs)
+    t["records"] = len(recs)
+    return t
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+MEMUSAGE_LINE = re.compile(r"^\s*(malloc|realloc|calloc|free)\|\s*(\d+)\s+(\d+)?")
+
+
+def memusage_totals(rundir):
+    """Sums the per-process summaries libmemusage.so prints on stderr."""
+    t = {"malloc": [0, 0], "realloc": [0, 0], "calloc": [0, 0], "free": [0, 0], "processes": 0}
+    with open(os.path.join(rundir, "stderr"), errors="replace") as fh:
+        for line in fh:
+            line = ANSI.sub("", line)  # libmemusage colours its summary
+            if line.startswith("Memory usage summary"):
+                t["processes"] += 1
+            m = MEMUSAGE_LINE.match(line)
+            if m:
+                t[m.group(1)][0] += int(m.group(2))
+                t[m.group(1)][1] += int(m.group(3) or 0)
+    return t
+
+
+DHAT_TOTAL = re.compile(r"Total:\s+([\d,]+) bytes in ([\d,]+) blocks")
+
+
+def dhat_totals(rundir):
+    with open(os.path.join(rundir, "stderr"), errors="replace") as fh:
+        for line in fh:
+            m = DHAT_TOTAL.search(line)
+            if m:
+                return int(m.group(1).replace(",", "")), int(m.group(2).replace(",", ""))
+    return None
+
+
+def workload_says(rundir, key):
+    """The workload's own line, e.g. 'malloc_loop calls=.. bytes=..'."""
+    with open(os.path.join(rundir, "stdout"), errors="replace") as fh:
+        for line in fh:
+            if line.startswith(key):
+                return dict(kv.split("=") for kv in line.split()[1:])
+    return None
+
+
+# ----------------------------------------------------------------------------
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--bin", required=True, help="directory of the built workloads")
+    ap.add_argument("--work", required=True, help="scratch directory")
+    ap.add_argument("--shim", required=True)
+    ap.add_argument("--account", required=True)
+    ap.add_argument("--tree", required=True, help="the generated source tree")
+    ap.add_argument("--only", default="", help="comma-separated workload names")
+    ap.add_argument("--json", default="", help="write raw results here")
+    a = ap.parse_args()
+
+    scale = 0.4 if a.quick else 1.0
+    py = "/usr/bin/python3"
+    here = os.path.dirname(os.path.abspath(__file__))
+    memusage_so = "/usr/lib/x86_64-linux-gnu/libmemusage.so"
+    work = a.work
+
+    home = os.path.join(work, "home")
+    os.makedirs(home, exist_ok=True)
+    base_env = {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": home,
+        "LANG": "C",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.org",
+        "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.org",
+        "GIT_AUTHOR_DATE": "2024-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2024-01-01T00:00:00Z",
+    }
+
+    # --- tools -------------------------------------------------------------
+    def acct_env(rundir, i):
+        return {"LD_PRELOAD": a.shim, "ACCOUNT_OUTPUT": os.path.join(rundir, "account.jsonl")}
+
+    tools = {"bare": Tool("bare")}
+    tools["account"] = Tool("account", env=acct_env)
+    tools["account run"] = Tool(
+        "account run",
+        prefix=lambda rundir, i: [a.account, "run", "-q", "-o",
+                                  os.path.join(rundir, "account.jsonl"), "--"])
+    if os.path.exists(memusage_so):
+        tools["memusage"] = Tool("memusage", env=lambda rundir, i: {"LD_PRELOAD": memusage_so})
+    if shutil.which("heaptrack"):
+        tools["heaptrack"] = Tool(
+            "heaptrack",
+            prefix=lambda rundir, i: ["heaptrack", "-o", os.path.join(rundir, "heaptrack.%d" % i)])
+    if os.path.exists("/usr/bin/time"):
+        tools["time -v"] = Tool(
+            "time -v",
+            prefix=lambda rundir, i: ["/usr/bin/time", "-v", "-o", os.path.join(rundir, "time.%d" % i)])
+    if shutil.which("valgrind") and not a.quick:
+        tools["dhat"] = Tool(
+            "dhat", valgrind=True,
+            prefix=lambda rundir, i: ["valgrind", "--tool=dhat",
+                                      "--dhat-out-file=" + os.path.join(rundir, "dhat.%d" % i)])
+        tools["dhat copy"] = Tool(
+            "dhat copy", valgrind=True,
+            prefix=lambda rundir, i: ["valgrind", "--tool=dhat", "--mode=copy",
+                                      "--dhat-out-file=" + os.path.join(rundir, "dhat.%d" % i)])
+
+    # --- workloads ---------------------------------------------------------
+    def n(x):
+        return str(int(x * scale))
+
+    ml = os.path.join(a.bin, "malloc_loop")
+    cl = os.path.join(a.bin, "copy_loop")
+    repo = os.path.join(work, "git-wt")
+    src = os.path.join(work, "git-src")
+    dest = os.path.join(work, "git-clone")
+    git = ["git", "-c", "gc.auto=0", "-c", "maintenance.auto=0"]
+
+    def reset_wt():
+        shutil.rmtree(os.path.join(repo, ".git"), ignore_errors=True)
+        subprocess.run(["git", "init", "-q", repo], check=True, env=base_env)
+
+    def reset_clone():
+        shutil.rmtree(dest, ignore_errors=True)
+
+    # name: (full steps, reduced steps for valgrind or None, setup, tools)
+    common = ["account", "memusage", "heaptrack", "time -v"]
+    vg = ["dhat", "dhat copy"]
+    workloads = [
+        ("malloc 1 thread", [([ml, n(150e6), "1"], None)], [([ml, n(3e6), "1"], None)],
+         None, common + vg),
+        ("malloc 2 threads", [([ml, n(300e6), "2"], None)], [([ml, n(6e6), "2"], None)],
+         None, common + vg),
+        ("memcpy/memmove", [([cl, n(250e6)], None)], [([cl, n(3e6)], None)],
+         None, common + vg),
+        ("git add+commit", [(git + ["add", "-A"], repo),
+                            (git + ["commit", "-q", "-m", "tree"], repo)], None,
+         reset_wt, ["account", "account run"] + common[1:]),
+        ("git clone --no-local", [(git + ["clone", "-q", "--no-local", src, dest], None)], None,
+         reset_clone, ["account", "account run"] + common[1:]),
+        ("python3 alloc loop", [([py, os.path.join(here, "py_alloc.py"), n(2000)], None)],
+         [([py, os.path.join(here, "py_alloc.py"), n(60)], None)], None, common + vg),
+    ]
+    only = [w for w in a.only.split(",") if w]
+    if only:
+        workloads = [w for w in workloads if any(o in w[0] for o in only)]
+
+    # The clone source: the generated tree, committed once.
+    if any(w[0].startswith("git") for w in workloads):
+        if not os.path.exists(os.path.join(src, ".git")):
+            log("overhead: committing the clone source")
+            subprocess.run(["cp", "-r", a.tree, src], check=True)
+            subprocess.run(["git", "init", "-q", src], check=True, env=base_env)
+            subprocess.run(git + ["add", "-A"], cwd=src, check=True, env=base_env)
+            subprocess.run(git + ["commit", "-q", "-m", "tree"], cwd=src, check=True,
+                           env=base_env)
+        if not os.path.exists(repo):
+            subprocess.run(["cp", "-r", a.tree, repo], check=True)
+
+    results = []  # dicts: workload, tool, reduced, run, wall, rss, cpu, extra
+    for wname, steps, reduced, setup, wtools in workloads:
+        wtools = [t for t in wtools if t in tools]
+        groups = [(False, steps, ["bare"] + [t for t in wtools if not tools[t].valgrind])]
+        vgt = [t for t in wtools if tools[t].valgrind]
+        if reduced and vgt:
+            groups.append((True, reduced, ["bare"] + vgt))
+        for is_reduced, st, names in groups:
+            runs = a.runs
+            for r in range(runs + 1):  # round 0 warms caches and is dropped
+                for tname in names:
+                    rundir = os.path.join(work, "runs", re.sub(r"\W+", "_", wname),
+                                          "%s%s.%d" % (re.sub(r"\W+", "_", tname),
+                                                       "_reduced" if is_reduced else "", r))
+                    shutil.rmtree(rundir, ignore_errors=True)
+                    os.makedirs(rundir)
+                    if setup:
+                        setup()
+                    wall, rss, cpu = run_sequence(tools[tname], st, base_env, rundir)
+                    log("  %-22s %-12s %s run %d: %.3f s, %d KiB" %
+                        (wname, tname, "reduced" if is_reduced else "full", r, wall, rss))
+                    if r == 0:
+                        continue
+                    res = {"workload": wname, "tool": tname, "reduced": is_reduced, "run": r,
+                           "wall": wall, "rss": rss, "cpu": cpu, "dir": rundir}
+                    if tname in ("account", "account run"):
+                        res["account"] = account_totals(rundir)
+                    if tname == "memusage":
+                        res["memusage"] = memusage_totals(rundir)
+                    if tname.startswith("dhat"):
+                        res["dhat"] = dhat_totals(rundir)
+                    if tname == "bare":
+                        res["self"] = (workload_says(rundir, "malloc_loop") or
+                                       workload_says(rundir, "copy_loop"))
+                    results.append(res)
+
+        # Agreement for the copy workload: account at the reduced size, next to
+        # dhat --mode=copy's figure for the same size.
+        if reduced and "dhat copy" in wtools:
+            rundir = os.path.join(work, "runs", re.sub(r"\W+", "_", wname), "account_reduced")
+            shutil.rmtree(rundir, ignore_errors=True)
+            os.makedirs(rundir)
+            run_sequence(tools["account"], reduced, base_env, rundir)
+            results.append({"workload": wname, "tool": "account", "reduced": True, "run": 0,
+                            "wall": 0, "rss": 0, "cpu": 0, "dir": rundir,
+                            "account": account_totals(rundir),
+                            "self": workload_says(rundir, "copy_loop") or
+                            workload_says(rundir, "malloc_loop")})
+
+    if a.json:
+        with open(a.json, "w") as fh:
+            json.dump(results, fh, indent=1)
+    report(results, list(tools))
+
+
+def report(results, tool_order):
+    def sel(w, t, red):
+        return sorted((x for x in results if x["workload"] == w and x["tool"] == t and
+                       x["reduced"] == red and x["run"] > 0), key=lambda x: x["run"])
+
+    wls = []
+    for x in results:
+        if x["workload"] not in wls:
+            wls.append(x["workload"])
+    print()
+    print("Wall time and peak RSS relative to a bare run (median of per-round ratios, min-max);")
+    print("valgrind tools (*) on a reduced size against bare runs of that reduced size.")
+    print()
+    hdr = "| workload | bare (s) | tool | wall ratio | min-max | peak RSS ratio |"
+    print(hdr)
+    print("|---|---:|---|---:|---:|---:|")
+    for w in wls:
+        for red in (False, True):
+            bare = sel(w, "bare", red)
+            if not bare:
+                continue
+            bmed = statistics.median(b["wall"] for b in bare)
+            brss = statistics.median(b["rss"] for b in bare)
+            for t in tool_order:
+                if t == "bare":
+                    continue
+                xs = sel(w, t, red)
+                if not xs:
+                    continue
+                ratios = [x["wall"] / b["wall"] for x, b in zip(xs, bare)]
+                rss = statistics.median(x["rss"] for x in xs) / brss
+                print("| %s | %.3f%s | %s%s | %.3f× | %.3f–%.3f | %.2f× |" %
+                      (w, bmed, " (reduced)" if red else "", t, " *" if red else "",
+                       statistics.median(ratios), min(ratios), max(ratios), rss))
+    print()
+
+    # --- sampler cost ---
+    print("Sampler CPU (ACCOUNT_SAMPLE_MS default 5), summed over records: sampler_cpu_s / process wall")
+    print()
+    print("| workload | tool | records per run | samples per run | sampler CPU / wall |")
+    print("|---|---|---:|---:|---:|")
+    for w in wls:
+        for t in ("account", "account run"):
+            xs = [x for x in sel(w, t, False) if "account" in x]
+            if not xs:
+                continue
+            cpu = sum(x["account"]["sampler_cpu_s"] for x in xs)
+            wall = sum(x["account"]["wall_s"] for x in xs)
+            print("| %s | %s | %.0f | %.0f | %.2f%% |" %
+                  (w, t, statistics.median(x["account"]["records"] for x in xs),
+                   statistics.median(x["account"]["samples"] for x in xs),
+                   100 * cpu / wall if wall else 0))
+    print()
+
+    # --- agreement ---
+    print("Agreement where tools overlap (one run each; 'self' is what the workload says it did)")
+    print()
+    print("| workload | figure | self | account | other tool | other - account |")
+    print("|---|---|---:|---:|---:|---:|")
+    for w in wls:
+        acc = [x for x in sel(w, "account", False) if "account" in x]
+        mem = sel(w, "memusage", False)
+        bare = sel(w, "bare", False)
+        me = bare[0].get("self") if bare else None
+        if acc and mem:
+            at = acc[0]["account"]
+            mt = mem[0]["memusage"]
+            m_calls = mt["malloc"][0] + mt["calloc"][0] + mt["realloc"][0]
+            m_bytes = mt["malloc"][1] + mt["calloc"][1] + mt["realloc"][1]
+            print("| %s | malloc+calloc+realloc calls | %s | %d | %d (memusage) | %+d |" %
+                  (w, me["calls"] if me and "malloc" in w else "", at["malloc_calls"], m_calls,
+                   m_calls - at["malloc_calls"]))
+            print("| %s | bytes requested | %s | %d | %d (memusage) | %+d |" %
+                  (w, me["bytes"] if me and "malloc" in w else "", at["malloc_bytes"], m_bytes,
+                   m_bytes - at["malloc_bytes"]))
+            print("| %s | free calls | | %d | %d (memusage) | %+d |" %
+                  (w, at["free_calls"], mt["free"][0], mt["free"][0] - at["free_calls"]))
+            print("| %s | of which realloc (memusage: calls, growth bytes) | | | %d, %d | |" %
+                  (w, mt["realloc"][0], mt["realloc"][1]))
+            print("| %s | memusage processes / account records | | %d | %d | |" %
+                  (w, at["records"], mt["processes"]))
+        red_acc = [x for x in results if x["workload"] == w and x["tool"] == "account" and
+                   x["reduced"]]
+        dcopy = sel(w, "dhat copy", True)
+        dheap = sel(w, "dhat", True)
+        if red_acc:
+            at = red_acc[0]["account"]
+            me = red_acc[0].get("self") or {}
+            if dcopy and dcopy[0]["dhat"]:
+                b, c = dcopy[0]["dhat"]
+                print("| %s (reduced) | copied bytes | %s | %d | %d (dhat copy) | %+d |" %
+                      (w, me.get("bytes", ""), at["copied_bytes"], b, b - at["copied_bytes"]))
+                print("| %s (reduced) | copy calls | %s | %d | %d (dhat copy) | %+d |" %
+                      (w, me.get("calls", ""), at["copied_calls"], c, c - at["copied_calls"]))
+            if dheap and dheap[0]["dhat"]:
+                b, c = dheap[0]["dhat"]
+                print("| %s (reduced) | heap bytes (dhat: blocks allocated) | | %d | %d (dhat) | %+d |" %
+                      (w, at["malloc_bytes"], b, b - at["malloc_bytes"]))
+                print("| %s (reduced) | heap calls (dhat: blocks) | | %d | %d (dhat) | %+d |" %
+                      (w, at["malloc_calls"], c, c - at["malloc_calls"]))
+    print()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+#!/bin/bash
+# Overhead of account's shim next to glibc memusage, heaptrack, valgrind dhat and
+# /usr/bin/time -v: wall-time and peak-RSS ratios to a bare run, interleaved.
+# See docs/overhead.md for what the table means.
+#
+# usage: perf-tests/overhead.sh [--runs N] [--quick] [--build DIR] [--work DIR]
+#                               [--only NAME[,NAME]] [--json FILE]
+#   --runs N     timed rounds per workload (default 5; one more warm-up round is dropped)
+#   --quick      a smoke test: sizes x0.4, 3 rounds, no valgrind (not for the docs)
+#   --build DIR  a build with libaccount.so and the account tool
+#                (default: build-bench, else build, in the source tree)
+#   --work DIR   scratch space, about 300 MiB (default: a new directory under /tmp)
+#   --only NAME  workloads whose name contains NAME (malloc, memcpy, git, python)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+runs=5
+quick=
+build=
+work=
+only=
+json=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --runs) runs=$2; shift 2 ;;
+    --quick) quick=--quick; shift ;;
+    --build) build=$2; shift 2 ;;
+    --work) work=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    --json) json=$2; shift 2 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "overhead.sh: unknown option $1 (try --help)" >&2; exit 1 ;;
+  esac
+done
+if [ -n "$quick" ] && [ "$runs" = 5 ]; then runs=3; fi
+
+if [ -z "$build" ]; then
+  for b in "$top/build-bench" "$top/build"; do
+    if [ -f "$b/libaccount/libaccount.so" ]; then build=$b; break; fi
+  done
+fi
+shim=$build/libaccount/libaccount.so
+account=$build/cli/account
+if [ ! -f "$shim" ] || [ ! -x "$account" ]; then
+  echo "overhead.sh: no libaccount.so and account in '${build:-?}'; build first:" >&2
+  echo "  cmake -S $top -B $top/build-bench -DACCOUNT_BUILD_BENCHMARKS=ON && make -C $top/build-bench -j2" >&2
+  exit 1
+fi
+
+work=${work:-$(mktemp -d /tmp/account-overhead.XXXXXX)}
+mkdir -p "$work/bin"
+
+# The workloads: -O2 -fno-builtin so every copy and allocation is a PLT call.
+cc=${CC:-cc}
+for w in malloc_loop copy_loop; do
+  "$cc" -O2 -fno-builtin -Wall -Wextra -pthread -o "$work/bin/$w" "$here/bench/$w.c"
+done
+if [ ! -d "$work/tree" ]; then
+  echo "overhead.sh: generating the git tree (2000 files, ~50 MiB)" >&2
+  "$here/bench/gen_tree.sh" "$work/tree" 2000 25
+fi
+
+echo "# account overhead, $(date -u +%Y-%m-%dT%H:%MZ) on $(uname -m), $(nproc) cores," \
+  "$(ldd --version | head -1 | sed 's/.* //') glibc; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# shim: $shim ($(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo '?'))," \
+  "heaptrack $(heaptrack --version 2>/dev/null | sed 's/.* //'), $(valgrind --version 2>/dev/null)"
+/usr/bin/python3 "$here/bench/overhead.py" --runs "$runs" $quick --bin "$work/bin" \
+  --work "$work" --shim "$shim" --account "$account" --tree "$work/tree" \
+  --only "$only" ${json:+--json "$json"}
+echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg); scratch: $work"
