@@ -12,7 +12,9 @@ namespace {
 
 pthread_key_t g_release_key;
 bool g_release_key_ready = false;
-Slot g_sink;  // counts nobody reads: the sampler process's own calls
+// Counts nobody reads: when no shared region can be mapped, and in the sampler
+// process (whose memory is private, so nothing reaches the target's region).
+Region g_private_region;
 
 Region* map_region() {
   void* p =
@@ -30,11 +32,11 @@ Region* ensure_region() {
   Region* r = __atomic_load_n(&g_region, __ATOMIC_ACQUIRE);
   if (r) return r;
   Region* fresh = map_region();
-  if (!fresh) return nullptr;
+  if (!fresh) fresh = &g_private_region;
   Region* expected = nullptr;
   if (!__atomic_compare_exchange_n(&g_region, &expected, fresh, false, __ATOMIC_ACQ_REL,
                                    __ATOMIC_ACQUIRE)) {
-    munmap(fresh, sizeof(Region));
+    if (fresh != &g_private_region) munmap(fresh, sizeof(Region));
     return expected;
   }
   return fresh;
@@ -50,6 +52,35 @@ void release_slot(void* arg) {
 
 }  // namespace
 
+void count_alloc_shared(Slot* s, uint64_t requested, int64_t usable_bytes) {
+  fetch_add_relaxed(&s->malloc_calls, uint64_t{1});
+  fetch_add_relaxed(&s->malloc_bytes, requested);
+  if (usable_bytes > 0) {
+    int64_t live = fetch_add_relaxed(&g_region->heap_published, usable_bytes) + usable_bytes;
+    raise_to(&s->heap_peak, live);
+  }
+}
+
+void count_free_shared(Slot* s, int64_t usable_bytes) {
+  fetch_add_relaxed(&s->free_calls, uint64_t{1});
+  if (usable_bytes > 0) fetch_add_relaxed(&g_region->heap_published, -usable_bytes);
+}
+
+void count_copy_shared(Slot* s, uint64_t bytes) {
+  fetch_add_relaxed(&s->copied_calls, uint64_t{1});
+  fetch_add_relaxed(&s->copied_bytes, bytes);
+}
+
+void count_realloc_shared(Slot* s, uint64_t requested, int64_t old_usable, int64_t new_usable,
+                          uint64_t moved) {
+  fetch_add_relaxed(&s->malloc_calls, uint64_t{1});
+  fetch_add_relaxed(&s->malloc_bytes, requested);
+  int64_t live = fetch_add_relaxed(&g_region->heap_published, new_usable - old_usable) +
+                 (new_usable - old_usable);
+  raise_to(&s->heap_peak, live);
+  if (moved) fetch_add_relaxed(&s->realloc_copied_bytes, moved);
+}
+
 void publish_heap(Slot* s) {
   int64_t pending = load_relaxed(&s->heap_pending);
   if (pending == 0) return;
@@ -59,10 +90,6 @@ void publish_heap(Slot* s) {
 
 Slot* claim_slot() {
   Region* r = ensure_region();
-  if (!r) {
-    tls_slot = &g_sink;
-    return &g_sink;
-  }
   // Create the key before claiming so pthread_setspecific's own allocation (if
   // any) finds tls_slot already set.
   if (!__atomic_load_n(&g_release_key_ready, __ATOMIC_ACQUIRE)) {
@@ -91,11 +118,8 @@ Slot* claim_slot() {
 
 void reset_region_after_fork() {
   Region* fresh = map_region();
+  if (!fresh) fresh = &g_private_region;
   g_region = fresh;
-  if (!fresh) {
-    tls_slot = &g_sink;
-    return;
-  }
   // The forking thread is the only thread of the child: it takes slot 1 again.
   fresh->slots[1].owned = 1;
   fresh->slot_limit = 2;
@@ -104,7 +128,8 @@ void reset_region_after_fork() {
 }
 
 void detach_thread_from_region() {
-  tls_slot = &g_sink;
+  g_region = &g_private_region;
+  tls_slot = &g_private_region.slots[1];
 }
 
 Totals sum_slots(const Region* region, uint32_t limit) {

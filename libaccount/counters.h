@@ -28,21 +28,27 @@ inline Slot* current_slot() {
   return s;
 }
 
+// Single-writer add: a relaxed load and store, no read-modify-write.
+inline void add_owned(uint64_t* field, uint64_t v) { store_relaxed(field, load_relaxed(field) + v); }
+
 inline void bump(const Slot* s, uint64_t* field, uint64_t v) {
   if (ACCOUNT_LIKELY(!s->shared))
-    store_relaxed(field, load_relaxed(field) + v);
+    add_owned(field, v);
   else
     fetch_add_relaxed(field, v);
 }
 
 void publish_heap(Slot* s);  // moves heap_pending into Region::heap_published
 
+// The shared slot's counterparts of the functions below (atomic RMW), out of line.
+void count_alloc_shared(Slot* s, uint64_t requested, int64_t usable_bytes);
+void count_free_shared(Slot* s, int64_t usable_bytes);
+void count_copy_shared(Slot* s, uint64_t bytes);
+void count_realloc_shared(Slot* s, uint64_t requested, int64_t old_usable, int64_t new_usable,
+                          uint64_t moved);
+
+// Owned slot only.
 inline void heap_grow(Slot* s, int64_t bytes) {
-  if (ACCOUNT_UNLIKELY(s->shared)) {
-    int64_t live = fetch_add_relaxed(&g_region->heap_published, bytes) + bytes;
-    raise_to(&s->heap_peak, live);
-    return;
-  }
   int64_t pending = load_relaxed(&s->heap_pending) + bytes;
   store_relaxed(&s->heap_pending, pending);
   // Exact for a single thread; otherwise short by other threads' unpublished bytes.
@@ -51,11 +57,8 @@ inline void heap_grow(Slot* s, int64_t bytes) {
   if (ACCOUNT_UNLIKELY(pending >= kHeapPublishBytes)) publish_heap(s);
 }
 
+// Owned slot only.
 inline void heap_shrink(Slot* s, int64_t bytes) {
-  if (ACCOUNT_UNLIKELY(s->shared)) {
-    fetch_add_relaxed(&g_region->heap_published, -bytes);
-    return;
-  }
   int64_t pending = load_relaxed(&s->heap_pending) - bytes;
   store_relaxed(&s->heap_pending, pending);
   if (ACCOUNT_UNLIKELY(pending <= -kHeapPublishBytes)) publish_heap(s);
@@ -63,8 +66,42 @@ inline void heap_shrink(Slot* s, int64_t bytes) {
 
 inline void count_copy(uint64_t bytes) {
   Slot* s = current_slot();
-  bump(s, &s->copied_calls, 1);
-  bump(s, &s->copied_bytes, bytes);
+  if (ACCOUNT_UNLIKELY(s->shared)) return count_copy_shared(s, bytes);
+  add_owned(&s->copied_calls, 1);
+  add_owned(&s->copied_bytes, bytes);
+}
+
+// One malloc-family call asking for `requested` bytes; `usable_bytes` is the
+// usable size of the block it returned (0 if it failed).
+inline void count_malloc_call(uint64_t requested, int64_t usable_bytes) {
+  Slot* s = current_slot();
+  if (ACCOUNT_UNLIKELY(s->shared)) return count_alloc_shared(s, requested, usable_bytes);
+  add_owned(&s->malloc_calls, 1);
+  add_owned(&s->malloc_bytes, requested);
+  if (ACCOUNT_LIKELY(usable_bytes > 0)) heap_grow(s, usable_bytes);
+}
+
+// realloc: one call asking for `requested`; the block's usable size went from
+// `old_usable` to `new_usable`, and `moved` bytes were copied to a new place.
+inline void count_realloc_call(uint64_t requested, int64_t old_usable, int64_t new_usable,
+                               uint64_t moved) {
+  Slot* s = current_slot();
+  if (ACCOUNT_UNLIKELY(s->shared))
+    return count_realloc_shared(s, requested, old_usable, new_usable, moved);
+  add_owned(&s->malloc_calls, 1);
+  add_owned(&s->malloc_bytes, requested);
+  if (new_usable > old_usable)
+    heap_grow(s, new_usable - old_usable);
+  else if (new_usable < old_usable)
+    heap_shrink(s, old_usable - new_usable);
+  if (moved) add_owned(&s->realloc_copied_bytes, moved);
+}
+
+inline void count_free_call(int64_t usable_bytes) {
+  Slot* s = current_slot();
+  if (ACCOUNT_UNLIKELY(s->shared)) return count_free_shared(s, usable_bytes);
+  add_owned(&s->free_calls, 1);
+  if (usable_bytes > 0) heap_shrink(s, usable_bytes);
 }
 
 // Called in a fork child: a fresh region, the calling thread keeps counting.

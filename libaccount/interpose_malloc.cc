@@ -29,10 +29,7 @@ inline int64_t usable(void* p) {
 }
 
 inline void count_alloc(uint64_t requested, void* result) {
-  Slot* s = current_slot();
-  bump(s, &s->malloc_calls, 1);
-  bump(s, &s->malloc_bytes, requested);
-  if (ACCOUNT_LIKELY(result != nullptr)) heap_grow(s, usable(result));
+  count_malloc_call(requested, usable(result));
 }
 
 inline bool is_power_of_two(size_t x) {
@@ -62,9 +59,7 @@ __attribute__((visibility("default"))) void* malloc(size_t size) {
 }
 
 __attribute__((visibility("default"))) void free(void* ptr) {
-  Slot* s = current_slot();
-  bump(s, &s->free_calls, 1);
-  if (ptr) heap_shrink(s, usable(ptr));
+  count_free_call(usable(ptr));
   __libc_free(ptr);
 }
 
@@ -79,31 +74,18 @@ __attribute__((visibility("default"))) void* calloc(size_t n, size_t size) {
 __attribute__((visibility("default"))) void* realloc(void* ptr, size_t size) {
   int64_t old_usable = usable(ptr);
   void* p = __libc_realloc(ptr, size);
-  Slot* s = current_slot();
-  bump(s, &s->malloc_calls, 1);
-  bump(s, &s->malloc_bytes, size);
-  if (p == nullptr) {
-    // realloc(ptr, 0) frees ptr; any other NULL result leaves ptr alone.
-    if (ptr && size == 0) heap_shrink(s, old_usable);
-    return p;
-  }
-  int64_t new_usable = usable(p);
-  if (new_usable > old_usable)
-    heap_grow(s, new_usable - old_usable);
-  else if (new_usable < old_usable)
-    heap_shrink(s, old_usable - new_usable);
-  if (ptr && p != ptr) {
-    uint64_t moved = static_cast<uint64_t>(old_usable) < size ? old_usable : size;
-    bump(s, &s->realloc_copied_bytes, moved);
-  }
+  // A NULL result: realloc(ptr, 0) freed ptr; any other failure left it alone.
+  int64_t new_usable = p ? usable(p) : (size == 0 ? 0 : old_usable);
+  uint64_t moved = 0;
+  if (ptr && p && p != ptr) moved = static_cast<uint64_t>(old_usable) < size ? old_usable : size;
+  count_realloc_call(size, old_usable, new_usable, moved);
   return p;
 }
 
 __attribute__((visibility("default"))) void* reallocarray(void* ptr, size_t n, size_t size) {
   size_t bytes;
   if (__builtin_mul_overflow(n, size, &bytes)) {
-    Slot* s = current_slot();
-    bump(s, &s->malloc_calls, 1);
+    count_malloc_call(0, 0);  // glibc fails it: nothing requested
     errno = ENOMEM;
     return nullptr;
   }
