@@ -1,6 +1,7 @@
 // account watch on a process started without the shim.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,6 +47,34 @@ TEST(Watch, RecordsASleepUntilItEnds) {
   EXPECT_GE(p.samples, 20u);  // ~80 expected over 0.4 s at 5 ms
   EXPECT_GT(p.rss_peak_bytes, 0u);
   EXPECT_GE(p.vm_peak_bytes, p.sampled_size_peak_bytes);
+}
+
+TEST(Watch, InterruptWritesTheRecordOfARunningProcess) {
+  TempDir dir;
+  pid_t target = fork();
+  if (target == 0) {
+    execlp("sleep", "sleep", "30", nullptr);
+    _exit(127);
+  }
+  pid_t watcher = fork();
+  if (watcher == 0) {
+    execl(ACCOUNT_CLI_PATH, "account", "watch", "--pid", std::to_string(target).c_str(), "-o",
+          dir.file("w.jsonl").c_str(), nullptr);
+    _exit(127);
+  }
+  usleep(300 * 1000);
+  kill(watcher, SIGINT);  // Ctrl-C
+  int status;
+  waitpid(watcher, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ(kill(target, 0), 0) << "watch must not touch the watched process";
+  kill(target, SIGKILL);
+  waitpid(target, &status, 0);
+  RecordFile f = read_records(dir.file("w.jsonl"));
+  ASSERT_EQ(f.processes.size(), 1u);
+  EXPECT_EQ(f.processes[0].end, "running");
+  EXPECT_EQ(f.processes[0].pid, target);
+  EXPECT_GE(f.processes[0].samples, 10u);  // ~60 expected in 300 ms at 5 ms
 }
 
 TEST(Watch, MissingProcessIsOneClearLine) {
