@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backtrace.h"
 #include "counters.h"
 
 extern "C" {
@@ -30,6 +31,7 @@ inline int64_t usable(void* p) {
 
 inline void count_alloc(uint64_t requested, void* result) {
   count_malloc_call(requested, usable(result));
+  maybe_capture(requested);
 }
 
 inline bool is_power_of_two(size_t x) {
@@ -79,6 +81,7 @@ __attribute__((visibility("default"))) void* realloc(void* ptr, size_t size) {
   uint64_t moved = 0;
   if (ptr && p && p != ptr) moved = static_cast<uint64_t>(old_usable) < size ? old_usable : size;
   count_realloc_call(size, old_usable, new_usable, moved);
+  maybe_capture(size);
   return p;
 }
 

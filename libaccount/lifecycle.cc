@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "backtrace.h"
 #include "counters.h"
 #include "real_copy.h"
 
@@ -31,6 +32,7 @@ void after_fork_in_child() {
   reset_region_after_fork();
   if (parent) munmap(parent, sizeof(Region));
   restart_identity_after_fork();
+  restart_backtraces_after_fork();
   start_sampler();
 }
 
@@ -44,6 +46,7 @@ __attribute__((constructor(101))) void start(int argc, char** argv, char**) {
   on_exit(on_exit_handler, nullptr);
   pthread_atfork(nullptr, nullptr, after_fork_in_child);
   g_started = true;
+  start_backtraces();  // before the sampler, which must inherit the shared groups
   start_sampler();
 }
 

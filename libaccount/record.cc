@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "backtrace_store.h"
 #include "timeline_store.h"
 
 namespace account {
@@ -125,6 +126,7 @@ void compose_record(TextBuffer& out, const Identity& id, const Settings& setting
     for (int i = 0; i < 100000 && load_relaxed(&region->timeline_busy); ++i) __builtin_ia32_pause();
     compose_timeline(out, g_timeline);
   }
+  if (g_backtrace_store) compose_backtraces(out, g_backtrace_store);
   out.end_object();
   out.put('\n');
 }
@@ -198,7 +200,8 @@ bool check_output_writable(const Settings& settings, int pid) {
 // bytes a byte, timeline numbers at most 21 characters each.
 size_t record_capacity(const Identity& id) {
   size_t points = g_timeline ? g_timeline->state.capacity : 0;
-  return 64 * 1024 + 6 * id.argv_len + 6 * 2 * kPathCapacity + points * 5 * 22;
+  size_t backtraces = g_backtrace_store ? backtrace_record_capacity(g_backtrace_store) : 0;
+  return 64 * 1024 + 6 * id.argv_len + 6 * 2 * kPathCapacity + points * 5 * 22 + backtraces;
 }
 
 void emit(const Identity& id, const Settings& settings, const Region* region,

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backtrace.h"
 #include "counters.h"
 #include "lifecycle.h"
 #include "timeline_store.h"
@@ -175,6 +176,7 @@ void start_sampler() {
     // of the target (account run's tree sampling skips it by this name).
     prctl(PR_SET_NAME, "account-sampler", 0, 0, 0);
     detach_thread_from_region();
+    stop_backtraces_in_this_process();
     long sampler =
         syscall(SYS_clone, static_cast<unsigned long>(SIGCHLD), nullptr, nullptr, nullptr, nullptr);
     if (sampler == 0) run_sampler(target, pidfd, r);

@@ -93,6 +93,8 @@ void load_settings() {
     else
       warn("ACCOUNT_BACKTRACE_DEPTH=", v, " is not a number of frames from 1 to 256; using 32");
   }
+  if (const char* v = getenv("ACCOUNT_BACKTRACE_LOG"); v && *v)
+    absolute_path(s.backtrace_log, sizeof s.backtrace_log, v);
   if (const char* v = getenv("ACCOUNT_ARGV"); v && *v) {
     if (parse_flag(v, &flag))
       s.record_argv = flag;

@@ -22,6 +22,7 @@ struct Settings {
   uint32_t timeline_points = 2048;
   uint64_t backtrace_min = 0;  // 0: off
   uint32_t backtrace_depth = 32;
+  char backtrace_log[kPathCapacity] = {};  // absolute; "" = no log; "%p" expanded
   bool record_argv = true;
 };
 

@@ -1,0 +1,141 @@
+// Capturing the stack of a large allocation: the slow path behind the single
+// compare in the malloc interposers.
+//
+// Re-entry: the unwinder may allocate (libunwind's first use in a thread, a
+// dynamic TLS block). Those allocations are counted like any other but never
+// captured: tls_capturing (initial-exec TLS, no allocation to reach it) is set
+// for the whole capture.
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "backtrace.h"
+#include "backtrace_store.h"
+#include "backtrace_unwind.h"
+#include "settings.h"
+#include "text_buffer.h"
+
+namespace account {
+
+uint64_t g_backtrace_min = UINT64_MAX;
+__thread int tls_capturing __attribute__((tls_model("initial-exec"))) = 0;
+
+namespace {
+
+// Frames of the shim and the unwinder above the program's own (unw_backtrace,
+// unwinder_capture, capture_large_allocation, the interposer, realloc under
+// reallocarray): unwound as well, then skipped.
+constexpr uint32_t kSkipBudget = 8;
+
+int open_log(const char* path) {
+  int fd;
+  do fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+  while (fd < 0 && errno == EINTR);
+  if (fd >= 0 && fd <= 2) {  // never hold 0, 1 or 2
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    close(fd);
+    fd = high;
+  }
+  return fd;
+}
+
+// One JSON line, one write: {"pid":..,"tid":..,"time_ns":..,"size":..,"frames":[..]}.
+void log_allocation(const uintptr_t* ips, uint32_t n, uint64_t requested) {
+  char path[kPathCapacity];
+  TextBuffer name(path, sizeof path - 1);
+  for (const char* p = g_settings.backtrace_log; *p; ++p) {
+    if (p[0] == '%' && p[1] == 'p')
+      name.put_int(g_identity.pid), ++p;
+    else if (p[0] == '%' && p[1] == '%')
+      name.put('%'), ++p;
+    else
+      name.put(*p);
+  }
+  path[name.size()] = 0;
+
+  size_t capacity = 160 + size_t(n) * 21;
+  char* storage = static_cast<char*>(__builtin_alloca(capacity));
+  TextBuffer line(storage, capacity);
+  line.begin_object();
+  line.field_int("pid", g_identity.pid);
+  line.field_int("tid", syscall(SYS_gettid));
+  line.field("time_ns", realtime_ns());
+  line.field("size", requested);
+  line.key("frames");
+  line.put('[');
+  for (uint32_t i = 0; i < n; ++i) {
+    if (i) line.put(',');
+    put_hex_string(line, ips[i]);
+  }
+  line.put(']');
+  line.end_object();
+  line.put('\n');
+  if (line.overflowed()) return;
+
+  int fd = open_log(path);
+  if (fd < 0) return;
+  ssize_t written;
+  do written = write(fd, line.data(), line.size());
+  while (written < 0 && errno == EINTR);
+  close(fd);
+}
+
+}  // namespace
+
+void capture_large_allocation(uint64_t requested) {
+  BacktraceStore* store = __atomic_load_n(&g_backtrace_store, __ATOMIC_ACQUIRE);
+  if (tls_capturing || store == nullptr) return;
+  tls_capturing = 1;
+  int saved_errno = errno;
+
+  uint32_t want = store->depth + kSkipBudget;
+  uintptr_t* ips = static_cast<uintptr_t*>(__builtin_alloca(want * sizeof(uintptr_t)));
+  int got = unwinder_capture(ips, int(want));
+  uint32_t n = got > 0 ? uint32_t(got) : 0;
+  uint32_t skip = 0;
+  while (skip < n && unwinder_own_frame(ips[skip])) ++skip;
+  uint32_t kept = n - skip;
+  if (kept > store->depth) kept = store->depth;
+  backtrace_store_add(store, ips + skip, kept, requested);
+  if (g_settings.backtrace_log[0]) log_allocation(ips + skip, kept, requested);
+
+  errno = saved_errno;
+  tls_capturing = 0;
+}
+
+void start_backtraces() {
+  if (g_settings.backtrace_min == 0) return;
+  const char* why = "";
+  if (!unwinder_load(&why)) {
+    warn("ACCOUNT_BACKTRACE_MIN is set but ", why, "; backtraces stay off");
+    return;
+  }
+  if (!create_backtrace_store(g_settings.backtrace_depth, g_settings.backtrace_min)) return;
+  g_backtrace_min = g_settings.backtrace_min;
+}
+
+void restart_backtraces_after_fork() {
+  if (g_backtrace_min == UINT64_MAX) return;
+  if (!create_backtrace_store(g_settings.backtrace_depth, g_settings.backtrace_min))
+    g_backtrace_min = UINT64_MAX;
+}
+
+void stop_backtraces_in_this_process() {
+  g_backtrace_min = UINT64_MAX;
+}
+
+}  // namespace account
+
+// libunwind opens a pipe on first use (to validate addresses in its fallback
+// unwinder) and keeps it: two descriptors the program would see, possibly 0-2.
+// While the shim captures, pipe2 fails instead; libunwind then treats the memory
+// it wanted to check as unreadable and stops that stack there. Everyone else
+// gets the real system call.
+extern "C" __attribute__((visibility("default"))) int pipe2(int fds[2], int flags) {
+  if (account::tls_capturing) {
+    errno = EMFILE;
+    return -1;
+  }
+  return int(syscall(SYS_pipe2, fds, flags));
+}

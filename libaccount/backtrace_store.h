@@ -1,0 +1,99 @@
+// The groups of large-allocation backtraces of one process image, in a
+// MAP_SHARED mapping (so the sampler can still write them for a killed target).
+//
+// Groups live in an open-addressing hash table keyed by a hash of the stack:
+// a new stack claims an entry with one compare-and-swap, writes its frames and
+// publishes them; a known stack costs a probe, a compare of its frames and three
+// atomic adds. No lock anywhere: threads capture concurrently. When the table is
+// three quarters full, further new stacks are only summed ("other").
+//
+// Modules (executable and shared objects) are registered when a new group
+// references an address outside every known one, so the record can name each
+// frame as module + offset after the process is gone.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "text_buffer.h"
+
+namespace account {
+
+constexpr uint32_t kBacktraceMaxDepth = 256;
+constexpr uint32_t kBacktraceRecordGroups = 256;  // the record keeps the largest by bytes
+constexpr uint32_t kBacktraceMaxModules = 512;
+constexpr uint32_t kBacktracePathPool = 64 * 1024;
+constexpr uint32_t kBuildIdMax = 32;
+
+struct BacktraceGroup {
+  uint64_t hash;   // 0: free; claimed with a CAS
+  uint32_t ready;  // 1 once depth and frames are written (release)
+  uint32_t depth;
+  uint64_t count;
+  uint64_t bytes;
+  uint64_t largest;
+};
+
+struct BacktraceModule {
+  uint32_t ready;  // 1 once the entry is written (release)
+  uint32_t path_offset;
+  uint32_t path_len;
+  uint32_t build_id_len;
+  uint64_t base;   // load bias: file address = ip - base
+  uint64_t start;  // lowest and highest+1 address of its PT_LOAD segments
+  uint64_t end;
+  uint8_t build_id[kBuildIdMax];
+};
+
+struct BacktraceStore {
+  uint32_t depth;     // frames kept per group
+  uint32_t capacity;  // entries, a power of two
+  uint32_t limit;     // at most this many groups are claimed
+  uint32_t used;      // groups claimed so far
+  uint64_t threshold;
+  // Allocations whose stack found no room: summed, not grouped.
+  uint64_t other_count;
+  uint64_t other_bytes;
+  uint64_t other_largest;
+  uint64_t other_stacks;  // how many new stacks were turned away
+  uint32_t module_count;  // entries reserved (each becomes ready)
+  uint32_t path_used;
+  BacktraceModule modules[kBacktraceMaxModules];
+  char paths[kBacktracePathPool];
+  // Followed by BacktraceGroup groups[capacity] and uintptr_t frames[capacity * depth].
+};
+
+// What one shared object covers, from dl_iterate_phdr.
+struct ModuleInfo {
+  const char* path;  // "" for the main program (the caller names it)
+  uint64_t base;
+  uint64_t start;
+  uint64_t end;
+  uint8_t build_id[kBuildIdMax];
+  uint32_t build_id_len;
+};
+
+// Finds the loaded object containing `ip`. Takes the loader's lock briefly; no
+// allocation.
+bool module_containing(uintptr_t ip, ModuleInfo* out);
+
+extern BacktraceStore* g_backtrace_store;
+
+// Maps an empty store (replacing, in this process only, any inherited one).
+bool create_backtrace_store(uint32_t depth, uint64_t threshold);
+
+// Adds one allocation of `bytes` whose stack is ips[0..n).
+void backtrace_store_add(BacktraceStore* s, const uintptr_t* ips, uint32_t n, uint64_t bytes);
+
+// "backtrace_min", "backtrace_depth", "backtraces":[...], "backtraces_other"
+// and "backtrace_modules":[...] into a record.
+void compose_backtraces(TextBuffer& out, const BacktraceStore* s);
+// The most compose_backtraces can write.
+size_t backtrace_record_capacity(const BacktraceStore* s);
+
+// "0x" and lower-case hex digits.
+void put_hex(TextBuffer& out, uint64_t v);
+// The same in quotes: a JSON string.
+void put_hex_string(TextBuffer& out, uint64_t v);
+
+}  // namespace account
