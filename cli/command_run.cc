@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <boost/json.hpp>
 #include <boost/program_options.hpp>
 #include <cerrno>
 #include <chrono>
@@ -22,6 +23,7 @@
 
 #include "commands.h"
 #include "record.h"
+#include "record_file.h"
 #include "shim_location.h"
 #include "tree_sampler.h"
 #include "values.h"
@@ -32,6 +34,7 @@ namespace account {
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
+namespace json = boost::json;
 
 namespace {
 
@@ -94,28 +97,6 @@ void split_command(const Args& args, Args* options, Args* command) {
 
 void set_env(const char* name, const std::string& value) {
   setenv(name, value.c_str(), 1);
-}
-
-// Appends one line with a single write, as the shim does.
-bool append_line(const std::string& path, const std::string& line) {
-  int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return false;
-  ssize_t n = write(fd, line.data(), line.size());
-  close(fd);
-  return n == ssize_t(line.size());
-}
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\')
-      out += '\\', out += char(c);
-    else if (c < 0x20)
-      out += fmt::format("\\u{:04x}", c);
-    else
-      out += char(c);
-  }
-  return out + "\"";
 }
 
 struct RunResult {
@@ -211,15 +192,24 @@ RunResult run_once(const RunOptions& o) {
 }
 
 std::string tree_record(const RunOptions& o, const RunResult& r, unsigned run) {
-  std::string status = WIFSIGNALED(r.status)
-                           ? fmt::format("\"signal\":{}", WTERMSIG(r.status))
-                           : fmt::format("\"exit_code\":{}", WEXITSTATUS(r.status));
-  return fmt::format(
-      "{{\"schema\":1,\"kind\":\"tree\",\"test\":{},\"op\":{},\"run\":{},\"start_ns\":{},"
-      "\"end_ns\":{},\"processes\":{},\"sampled_size_peak_bytes\":{},"
-      "\"sampled_rss_peak_bytes\":{},\"samples\":{},{},\"aborted\":{}}}\n",
-      json_string(o.test), json_string(o.op), run, r.start_ns, r.end_ns, r.processes, r.size_peak,
-      r.rss_peak, r.samples, status, r.aborted ? "true" : "false");
+  json::object t;
+  t["schema"] = 1;
+  t["kind"] = "tree";
+  t["test"] = o.test;
+  t["op"] = o.op;
+  t["run"] = run;
+  t["start_ns"] = r.start_ns;
+  t["end_ns"] = r.end_ns;
+  t["processes"] = r.processes;
+  t["sampled_size_peak_bytes"] = r.size_peak;
+  t["sampled_rss_peak_bytes"] = r.rss_peak;
+  t["samples"] = r.samples;
+  if (WIFSIGNALED(r.status))
+    t["signal"] = WTERMSIG(r.status);
+  else
+    t["exit_code"] = WEXITSTATUS(r.status);
+  t["aborted"] = r.aborted;
+  return json::serialize(t) + "\n";
 }
 
 // One line for the user: what this run's records add up to.
@@ -294,10 +284,8 @@ int command_run(const Args& args) {
     path = tmpl;
   } else {
     path = fs::absolute(o.output).string();
-    int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0)
-      throw UsageError{fmt::format("run: cannot write {}: {}", path, std::strerror(errno))};
-    close(fd);
+    if (std::string err = check_record_file(path); !err.empty())
+      throw UsageError{fmt::format("run: cannot write {}: {}", path, err)};
   }
   std::streamoff from = 0;
   {
@@ -323,9 +311,8 @@ int command_run(const Args& args) {
   int exit_status = 0;
   for (unsigned run = 1; run <= o.repeat; ++run) {
     RunResult r = run_once(o);
-    if (!append_line(path, tree_record(o, r, run)))
-      fmt::print(stderr, "account: cannot write the tree record to {}: {}\n", path,
-                 std::strerror(errno));
+    if (std::string err = append_record_line(path, tree_record(o, r, run)); !err.empty())
+      fmt::print(stderr, "account: cannot write the tree record to {}: {}\n", path, err);
     if (!o.quiet) print_summary(o, path, from, r, temporary);
     from = 0;
     if (struct stat st; stat(path.c_str(), &st) == 0) from = st.st_size;

@@ -22,6 +22,7 @@
 
 #include "commands.h"
 #include "proc_files.h"
+#include "record_file.h"
 #include "timeline.h"
 
 namespace account {
@@ -107,10 +108,8 @@ int command_watch(const Args& args) {
   if (pidfd < 0 || statm < 0)
     throw UsageError{fmt::format("watch: no process {} ({})", o.pid, std::strerror(errno))};
   if (!o.output.empty()) {
-    int fd = open(o.output.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0)
-      throw UsageError{fmt::format("watch: cannot write {}: {}", o.output, std::strerror(errno))};
-    close(fd);
+    if (std::string err = check_record_file(o.output); !err.empty())
+      throw UsageError{fmt::format("watch: cannot write {}: {}", o.output, err)};
   }
   std::error_code ec;
   std::string exe = std::filesystem::read_symlink(fmt::format("/proc/{}/exe", o.pid), ec).string();
@@ -231,12 +230,10 @@ int command_watch(const Args& args) {
     std::cout << line << std::flush;
     return 0;
   }
-  int fd = open(o.output.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0 || write(fd, line.data(), line.size()) != ssize_t(line.size())) {
-    fmt::print(stderr, "account: watch: cannot write {}: {}\n", o.output, std::strerror(errno));
+  if (std::string err = append_record_line(o.output, line); !err.empty()) {
+    fmt::print(stderr, "account: watch: cannot write {}: {}\n", o.output, err);
     return 1;
   }
-  close(fd);
   fmt::print(stderr,
              "account: watched {} for {:.2f} s: {} samples, peak size {:.2f} MiB, resident {:.2f} "
              "MiB -> {}\n",
