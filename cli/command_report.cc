@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "backtrace_report.h"
 #include "commands.h"
 #include "report.h"
 
@@ -50,6 +51,7 @@ Format format_option(const std::string& name) {
 int command_report(const Args& args) {
   ReportOptions o;
   std::string format = "table", by, percentiles;
+  bool backtraces = false;
   po::options_description d("account report [FILES...] [options]");
   // clang-format off
   d.add_options()
@@ -58,7 +60,10 @@ int command_report(const Args& args) {
       ("by", po::value(&by), "'process': one row per process image under each operation")
       ("percentiles", po::value(&percentiles)->implicit_value("wall"),
        "distribution over runs of KEY: wall (default), cpu, size, resident, copied, malloc")
-      ("strict", po::bool_switch(&o.strict), "stop at the first bad line (exit status 1)");
+      ("strict", po::bool_switch(&o.strict), "stop at the first bad line (exit status 1)")
+      ("backtraces", po::bool_switch(&backtraces),
+       "the large-allocation call stacks (ACCOUNT_BACKTRACE_MIN) per operation and process, "
+       "symbolized with addr2line");
   po::options_description hidden;
   hidden.add_options()("files", po::value(&o.files), "record files");
   // clang-format on
@@ -75,6 +80,17 @@ int command_report(const Args& args) {
     return 0;
   }
   o.format = format_option(format);
+  if (backtraces) {
+    if (o.format != Format::kTable || !by.empty() || vm.count("percentiles"))
+      throw UsageError{
+          "report: --backtraces is text only and takes no --format, --by or --percentiles"};
+    std::string out;
+    auto symbolizer = make_addr2line_symbolizer();
+    int status = run_backtrace_report(o.files, o.strict, *symbolizer, &out,
+                                      [](const std::string& m) { fmt::print(stderr, "{}\n", m); });
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return status;
+  }
   if (!by.empty()) {
     if (by != "process")
       throw UsageError{fmt::format("report: --by '{}': only 'process' is known", by)};

@@ -1,0 +1,55 @@
+/// The large-allocation backtraces of a record ("backtraces",
+/// "backtraces_other", "backtrace_modules"; see docs/backtraces.md), read
+/// apart from the rest of the record so `account report --backtraces` needs
+/// nothing from the table path.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace account {
+
+/// An executable or shared object as the shim saw it loaded.
+struct LoadedModule {
+  std::string path;
+  uint64_t base = 0;  ///< load bias: file address = ip - base
+  uint64_t start = 0, end = 0;
+  std::string build_id;  ///< hex, may be empty
+};
+
+/// Allocations from one call stack.
+struct AllocationGroup {
+  uint64_t count = 0, bytes = 0, largest = 0;
+  std::vector<uint64_t> frames;  ///< return addresses, innermost first
+};
+
+/// What did not fit in the record's groups, summed.
+struct OtherAllocations {
+  uint64_t groups = 0, count = 0, bytes = 0, largest = 0;
+};
+
+/// One process image's backtraces and what identifies it.
+struct ProcessBacktraces {
+  std::string test, op;
+  int64_t pid = 0;
+  std::string exe;
+  std::vector<std::string> argv;
+  uint64_t threshold = 0;
+  uint64_t depth = 0;
+  std::vector<AllocationGroup> groups;  ///< largest bytes first
+  std::optional<OtherAllocations> other;
+  std::vector<LoadedModule> modules;
+
+  /// The module holding `ip`, or nullptr.
+  const LoadedModule* module_of(uint64_t ip) const;
+};
+
+/// Parses one record line. Returns nullopt with an empty *reason for a valid
+/// record without backtraces (off, or a tree record), and nullopt with the
+/// reason for a line that is not a valid record.
+std::optional<ProcessBacktraces> parse_backtraces(std::string_view line, std::string* reason);
+
+}  // namespace account

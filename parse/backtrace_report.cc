@@ -1,0 +1,164 @@
+#include "backtrace_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "reader.h"
+
+namespace account {
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+std::string basename_of(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string size_text(uint64_t bytes) {
+  if (bytes >= 1024 * 1024) return fmt::format("{:.2f} MiB", double(bytes) / kMiB);
+  if (bytes >= 1024) return fmt::format("{:.2f} KiB", double(bytes) / 1024.0);
+  return fmt::format("{} B", bytes);
+}
+
+std::string plural(uint64_t n, const char* one, const char* many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+std::string command_line(const ProcessBacktraces& p) {
+  std::string text;
+  for (const std::string& a : p.argv) {
+    if (!text.empty()) text += ' ';
+    text += a;
+  }
+  if (text.empty()) text = p.exe;
+  if (text.size() > 100) text = text.substr(0, 97) + "...";
+  return text;
+}
+
+void render_process(const ProcessBacktraces& p, const SymbolTable& symbols, std::string* out) {
+  uint64_t count = 0, bytes = 0;
+  for (const AllocationGroup& g : p.groups) count += g.count, bytes += g.bytes;
+  if (p.other) count += p.other->count, bytes += p.other->bytes;
+  *out += fmt::format("  pid {}: {}\n", p.pid, command_line(p));
+  *out += fmt::format(
+      "  {} of at least {}, {:.2f} MiB in {}\n", plural(count, "allocation", "allocations"),
+      size_text(p.threshold), double(bytes) / kMiB,
+      plural(p.groups.size() + (p.other ? p.other->groups : 0), "call stack", "call stacks"));
+  for (const AllocationGroup& g : p.groups) {
+    *out += fmt::format("\n    {}, {:.2f} MiB, largest {}\n",
+                        plural(g.count, "allocation", "allocations"), double(g.bytes) / kMiB,
+                        size_text(g.largest));
+    for (size_t i = 0; i < g.frames.size(); ++i) {
+      uint64_t ip = g.frames[i];
+      const LoadedModule* m = p.module_of(ip);
+      if (!m) {
+        *out += fmt::format("      #{:<2} ?? ({:#x})\n", i, ip);
+        continue;
+      }
+      const SymbolizedFrame* f = nullptr;
+      if (auto it = symbols.find({m->path, lookup_address(*m, ip)}); it != symbols.end())
+        f = &it->second;
+      std::string function = f && !f->function.empty() ? f->function : "??";
+      std::string line = fmt::format("      #{:<2} {} ({}+{:#x})", i, function,
+                                     basename_of(m->path), ip - m->base);
+      if (f && !f->location.empty()) line += " " + f->location;
+      *out += line + "\n";
+    }
+  }
+  if (p.other)
+    *out += fmt::format("\n    other: {} in {} not kept in the record, {:.2f} MiB, largest {}\n",
+                        plural(p.other->count, "allocation", "allocations"),
+                        plural(p.other->groups, "call stack", "call stacks"),
+                        double(p.other->bytes) / kMiB, size_text(p.other->largest));
+  if (p.groups.empty() && !p.other) *out += "    (none)\n";
+}
+
+}  // namespace
+
+uint64_t lookup_address(const LoadedModule& module, uint64_t ip) {
+  uint64_t address = ip - module.base;
+  return address > 0 ? address - 1 : 0;
+}
+
+SymbolTable symbolize(const std::vector<ProcessBacktraces>& processes, Symbolizer& symbolizer) {
+  std::map<std::string, std::set<uint64_t>> wanted;
+  for (const ProcessBacktraces& p : processes)
+    for (const AllocationGroup& g : p.groups)
+      for (uint64_t ip : g.frames)
+        if (const LoadedModule* m = p.module_of(ip)) wanted[m->path].insert(lookup_address(*m, ip));
+  SymbolTable table;
+  for (const auto& [path, set] : wanted) {
+    std::vector<uint64_t> addresses(set.begin(), set.end());
+    std::vector<SymbolizedFrame> frames = symbolizer.resolve(path, addresses);
+    for (size_t i = 0; i < addresses.size() && i < frames.size(); ++i)
+      table[{path, addresses[i]}] = std::move(frames[i]);
+  }
+  return table;
+}
+
+std::string render_backtraces(const std::vector<ProcessBacktraces>& processes,
+                              const SymbolTable& symbols) {
+  if (processes.empty())
+    return "No backtraces in these records: run with ACCOUNT_BACKTRACE_MIN=SIZE "
+           "(account run --backtrace-min SIZE).\n";
+  // Operations in the order they first appear; processes in record order.
+  std::vector<std::pair<std::string, std::string>> order;
+  for (const ProcessBacktraces& p : processes)
+    if (std::find(order.begin(), order.end(), std::make_pair(p.test, p.op)) == order.end())
+      order.emplace_back(p.test, p.op);
+  std::string out;
+  for (const auto& [test, op] : order) {
+    if (!out.empty()) out += '\n';
+    out += fmt::format("Test {}, operation {}\n", test.empty() ? "(none)" : test,
+                       op.empty() ? "(none)" : op);
+    for (const ProcessBacktraces& p : processes) {
+      if (p.test != test || p.op != op) continue;
+      out += '\n';
+      render_process(p, symbols, &out);
+    }
+  }
+  return out;
+}
+
+int run_backtrace_report(const std::vector<std::string>& files_in, bool strict,
+                         Symbolizer& symbolizer, std::string* out, const MessageSink& err) {
+  std::vector<std::string> files = files_in;
+  if (files.empty()) files.push_back("-");
+  std::vector<ProcessBacktraces> processes;
+  int status = 0;
+  for (const std::string& path : files) {
+    std::string error;
+    std::unique_ptr<LineReader> reader = LineReader::open(path, &error);
+    if (!reader) {
+      err(fmt::format("account: cannot read {}: {}", path, error));
+      return 1;
+    }
+    std::string_view line;
+    bool complete;
+    while (reader->next(&line, &complete)) {
+      if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+      std::string reason;
+      std::optional<ProcessBacktraces> p = parse_backtraces(line, &reason);
+      if (p) {
+        processes.push_back(std::move(*p));
+      } else if (!reason.empty()) {
+        BadLine bad{reader->name(), reader->line_number(), reason};
+        err(bad.message());
+        if (strict) return 1;
+        status = 2;
+      }
+    }
+    if (!reader->error().empty()) {
+      err(fmt::format("account: cannot read {}: {}", reader->name(), reader->error()));
+      return 1;
+    }
+  }
+  *out = render_backtraces(processes, symbolize(processes, symbolizer));
+  return status;
+}
+
+}  // namespace account

@@ -1,0 +1,37 @@
+/// `account report --backtraces`: the large-allocation groups of every
+/// process, per operation, symbolized at report time.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backtrace_record.h"
+#include "backtrace_symbolize.h"
+#include "report.h"
+
+namespace account {
+
+/// Function and file:line of (module path, file address).
+using SymbolTable = std::map<std::pair<std::string, uint64_t>, SymbolizedFrame>;
+
+/// The address to look up for a frame: a return address minus one, so the
+/// call (not the next line) is named.
+uint64_t lookup_address(const LoadedModule& module, uint64_t ip);
+
+/// Resolves every frame of `processes`: one symbolizer call per module.
+SymbolTable symbolize(const std::vector<ProcessBacktraces>& processes, Symbolizer& symbolizer);
+
+/// The text report: per (test, operation), per process, the groups largest
+/// first (count, MiB, largest request), then one line a frame:
+/// `function (module+0xoffset) file:line`.
+std::string render_backtraces(const std::vector<ProcessBacktraces>& processes,
+                              const SymbolTable& symbols);
+
+/// Reads `files` ("-": standard input), symbolizes and renders. Exit status as
+/// run_report: 0, 2 when lines were skipped, 1 when an input cannot be read.
+int run_backtrace_report(const std::vector<std::string>& files, bool strict, Symbolizer& symbolizer,
+                         std::string* out, const MessageSink& err);
+
+}  // namespace account
