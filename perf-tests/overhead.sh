@@ -11,6 +11,10 @@
 #                (default: build-bench, else build, in the source tree)
 #   --work DIR   scratch space, about 300 MiB (default: a new directory under /tmp)
 #   --only NAME  workloads whose name contains NAME (malloc, memcpy, git, python)
+#   --tools T,T  only these tools (account, account run, memusage, heaptrack, time -v,
+#                dhat, dhat copy, and variants)
+#   --variant NAME=LIB  also run the non-git workloads with LD_PRELOAD=LIB (a
+#                prototype of the shim), interleaved like the others
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,6 +25,8 @@ build=
 work=
 only=
 json=
+tools=
+variants=()
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) runs=$2; shift 2 ;;
@@ -29,7 +35,9 @@ while [ $# -gt 0 ]; do
     --work) work=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --json) json=$2; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --tools) tools=$2; shift 2 ;;
+    --variant) variants+=(--variant "$2"); shift 2 ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "overhead.sh: unknown option $1 (try --help)" >&2; exit 1 ;;
   esac
 done
@@ -53,7 +61,7 @@ mkdir -p "$work/bin"
 
 # The workloads: -O2 -fno-builtin so every copy and allocation is a PLT call.
 cc=${CC:-cc}
-for w in malloc_loop copy_loop; do
+for w in malloc_loop copy_loop run_timed; do
   "$cc" -O2 -fno-builtin -Wall -Wextra -pthread -o "$work/bin/$w" "$here/bench/$w.c"
 done
 if [ ! -d "$work/tree" ]; then
@@ -67,5 +75,5 @@ echo "# shim: $shim ($(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo 
   "heaptrack $(heaptrack --version 2>/dev/null | sed 's/.* //'), $(valgrind --version 2>/dev/null)"
 /usr/bin/python3 "$here/bench/overhead.py" --runs "$runs" $quick --bin "$work/bin" \
   --work "$work" --shim "$shim" --account "$account" --tree "$work/tree" \
-  --only "$only" ${json:+--json "$json"}
+  --only "$only" --tools "$tools" ${json:+--json "$json"} "${variants[@]}"
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg); scratch: $work"

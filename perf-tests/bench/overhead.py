@@ -23,6 +23,9 @@ import sys
 import time
 
 
+BIN = None  # directory of the workloads and run_timed
+
+
 def log(*a):
     print(*a, file=sys.stderr, flush=True)
 
@@ -31,22 +34,16 @@ def log(*a):
 # Running one command sequence
 
 
-def spawn_wait(argv, env, cwd, out, err):
-    """Runs argv to completion; returns (wall seconds, maxrss KiB, cpu s, status)."""
+def spawn_wait(argv, env, extra, cwd, out, err, launcher):
+    """Runs argv to completion through run_timed; returns (wall s, maxrss KiB, cpu s, status)."""
+    res = out + ".timed"
     with open(out, "ab") as fo, open(err, "ab") as fe:
-        old = os.getcwd()
-        if cwd:
-            os.chdir(cwd)  # posix_spawn has no chdir action before Python 3.13
-        try:
-            t0 = time.perf_counter()
-            pid = os.posix_spawn(argv[0], argv, env,
-                                 file_actions=[(os.POSIX_SPAWN_DUP2, fo.fileno(), 1),
-                                               (os.POSIX_SPAWN_DUP2, fe.fileno(), 2)])
-            _, status, ru = os.wait4(pid, 0)
-            t1 = time.perf_counter()
-        finally:
-            os.chdir(old)
-    return t1 - t0, ru.ru_maxrss, ru.ru_utime + ru.ru_stime, status
+        subprocess.run([launcher, res] + ["%s=%s" % kv for kv in extra.items()] + ["--"] + argv,
+                       env=env, cwd=cwd, stdout=fo, stderr=fe)
+    with open(res) as fh:
+        ns, rss, user, sys_s, status = fh.read().split()
+    os.unlink(res)
+    return int(ns) / 1e9, int(rss), float(user) + float(sys_s), int(status)
 
 
 def resolve(prog):
@@ -67,16 +64,15 @@ class Tool:
 
 
 def run_sequence(tool, steps, base_env, rundir):
+    launcher = os.path.join(BIN, "run_timed")
     """steps: list of (argv, cwd). Returns summed wall, max rss, summed cpu."""
     wall = cpu = 0.0
     rss = 0
     for i, (argv, cwd) in enumerate(steps):
-        env = dict(base_env)
-        env.update(tool.env(rundir, i))
         full = tool.prefix(rundir, i) + argv
         full[0] = resolve(full[0])
-        w, r, c, st = spawn_wait(full, env, cwd, os.path.join(rundir, "stdout"),
-                                 os.path.join(rundir, "stderr"))
+        w, r, c, st = spawn_wait(full, base_env, tool.env(rundir, i), cwd, os.path.join(rundir, "stdout"),
+                                 os.path.join(rundir, "stderr"), launcher)
         if st != 0:
             log("overhead: %s under %s failed (status %d), see %s" %
                 (argv, tool.name, st, rundir))
@@ -165,7 +161,13 @@ def main():
     ap.add_argument("--tree", required=True, help="the generated source tree")
     ap.add_argument("--only", default="", help="comma-separated workload names")
     ap.add_argument("--json", default="", help="write raw results here")
+    ap.add_argument("--variant", action="append", default=[],
+                    help="NAME=LIB: also run LD_PRELOAD=LIB (a prototype shim) like account")
+    ap.add_argument("--tools", default="",
+                    help="comma-separated tool names to keep (default: all present)")
     a = ap.parse_args()
+    global BIN
+    BIN = a.bin
 
     scale = 0.4 if a.quick else 1.0
     py = "/usr/bin/python3"
@@ -215,6 +217,14 @@ def main():
             prefix=lambda rundir, i: ["valgrind", "--tool=dhat", "--mode=copy",
                                       "--dhat-out-file=" + os.path.join(rundir, "dhat.%d" % i)])
 
+    for v in a.variant:
+        vname, lib = v.split("=", 1)
+        tools[vname] = Tool(vname, env=lambda rundir, i, lib=lib: {
+            "LD_PRELOAD": lib, "ACCOUNT_OUTPUT": os.path.join(rundir, "account.jsonl")})
+    if a.tools:
+        keep = a.tools.split(",") + ["bare"]
+        tools = {k: t for k, t in tools.items() if k in keep}
+
     # --- workloads ---------------------------------------------------------
     def n(x):
         return str(int(x * scale))
@@ -234,12 +244,13 @@ def main():
         shutil.rmtree(dest, ignore_errors=True)
 
     # name: (full steps, reduced steps for valgrind or None, setup, tools)
-    common = ["account", "memusage", "heaptrack", "time -v"]
+    common = ["account"] + [v.split("=", 1)[0] for v in a.variant] + \
+        ["memusage", "heaptrack", "time -v"]
     vg = ["dhat", "dhat copy"]
     workloads = [
-        ("malloc 1 thread", [([ml, n(150e6), "1"], None)], [([ml, n(3e6), "1"], None)],
+        ("malloc 1 thread", [([ml, n(100e6), "1"], None)], [([ml, n(3e6), "1"], None)],
          None, common + vg),
-        ("malloc 2 threads", [([ml, n(300e6), "2"], None)], [([ml, n(6e6), "2"], None)],
+        ("malloc 2 threads", [([ml, n(150e6), "2"], None)], [([ml, n(6e6), "2"], None)],
          None, common + vg),
         ("memcpy/memmove", [([cl, n(250e6)], None)], [([cl, n(3e6)], None)],
          None, common + vg),
