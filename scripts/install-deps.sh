@@ -5,11 +5,14 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config git
+  binutils
   libunwind-dev
   libboost-program-options1.81-dev libboost-json1.81-dev
   libfmt-dev
   libgtest-dev googletest
   python3 perl
+  # Real programs the robustness tests run under the shim; clang for the fuzzers.
+  default-jdk-headless nodejs clang
 )
 
 missing=()

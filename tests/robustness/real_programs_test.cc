@@ -1,1 +1,251 @@
+// Real programs print the same bytes and return the same status with the shim
+// as without it (ACCOUNT_OUTPUT set), and every process image they start has
+// exactly one record.
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "robustness.h"
+
+namespace account::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Comparison {
+  ProgramResult plain;
+  ShimRun shim;
+};
+
+// Runs argv without and with the shim, each time in a fresh `work` directory
+// at the same path (so paths in the output are the same).
+Comparison run_both(const TempDir& dir, const std::vector<std::string>& argv, const Env& env = {},
+                    double timeout_s = 90) {
+  Comparison c;
+  std::string work = dir.file("work");
+  fs::create_directory(work);
+  ProgramOptions plain;
+  plain.env = clean_env(env);
+  plain.cwd = work;
+  plain.timeout_s = timeout_s;
+  c.plain = run_program(argv, plain);
+  fs::remove_all(work);
+  fs::create_directory(work);
+
+  Env with = clean_env(env);
+  with["ACCOUNT_OUTPUT"] = dir.file("records.jsonl");
+  ProgramOptions shim = plain;
+  shim.env = with;
+  shim.preload = true;
+  c.shim.output = dir.file("records.jsonl");
+  c.shim.result = run_program(argv, shim);
+  c.shim.records = read_records(c.shim.output);
+  return c;
+}
+
+std::string context(const Comparison& c) {
+  return "plain stdout:\n" + c.plain.out + "plain stderr:\n" + c.plain.err + "\n" + dump(c.shim);
+}
+
+// The same bytes, the same status; returns the number of images recorded.
+size_t expect_same(const Comparison& c) {
+  EXPECT_FALSE(c.plain.timed_out);
+  EXPECT_FALSE(c.shim.result.timed_out);
+  EXPECT_EQ(c.shim.result.out, c.plain.out);
+  EXPECT_EQ(c.shim.result.err, c.plain.err);
+  EXPECT_EQ(c.shim.result.status, c.plain.status);
+  return expect_one_record_per_image(c.shim.records, context(c));
+}
+
+// Number of records whose exe ends with `name`.
+size_t images_of(const RecordFile& f, const std::string& name) {
+  size_t n = 0;
+  for (const auto& p : f.processes)
+    n += p.exe.size() >= name.size() &&
+         p.exe.compare(p.exe.size() - name.size(), name.size(), name) == 0;
+  return n;
+}
+
+Env git_env(const TempDir& dir) {
+  return {{"HOME", dir.path()},
+          {"LANG", "C"},
+          {"LC_ALL", "C"},
+          {"TZ", "UTC"},
+          {"GIT_CONFIG_NOSYSTEM", "1"},
+          {"GIT_CONFIG_GLOBAL", "/dev/null"},
+          {"GIT_AUTHOR_NAME", "A U Thor"},
+          {"GIT_AUTHOR_EMAIL", "author@example.com"},
+          {"GIT_AUTHOR_DATE", "2005-04-07T22:13:13 +0000"},
+          {"GIT_COMMITTER_NAME", "C O Mitter"},
+          {"GIT_COMMITTER_EMAIL", "committer@example.com"},
+          {"GIT_COMMITTER_DATE", "2005-04-07T22:13:13 +0000"},
+          {"GIT_PAGER", "cat"}};
+}
+
+TEST(RobustnessRealPrograms, GitSessionBranchMergeGcCloneFsck) {
+  TempDir dir;
+  std::string script =
+      "set -e\n"
+      "git -c init.defaultBranch=main init -q repo && cd repo\n"
+      "for i in $(seq 1 30); do echo \"line $i\" > f$i.txt; done\n"
+      "git add . && git commit -q -m first\n"
+      "git branch topic && git checkout -q topic\n"
+      "echo topic >> f1.txt && git commit -q -am 'on topic'\n"
+      "git checkout -q main && echo main >> f2.txt && git commit -q -am 'on main'\n"
+      "git merge -q --no-edit topic\n"
+      "git log --format='%H %s' --graph\n"
+      "git gc -q\n"
+      "cd .. && git clone -q --no-local repo copy && cd copy\n"
+      "git fsck --no-progress --strict\n"
+      "git rev-parse HEAD && git count-objects -v | grep -v size\n";
+  Comparison c = run_both(dir, {"/bin/sh", "-c", script}, git_env(dir));
+  ASSERT_EQ(c.plain.status, 0) << c.plain.err;
+  size_t images = expect_same(c);
+  EXPECT_GE(images_of(c.shim.records, "/git"), 15u) << context(c);
+  EXPECT_GE(images, 20u);
+  // gc and clone run helpers of their own (pack-objects, index-pack, upload-pack).
+  EXPECT_GE(images_of(c.shim.records, "/git"), 15u);
+  bool pack_objects = false;
+  for (const auto& p : c.shim.records.processes)
+    for (const auto& a : p.argv) pack_objects |= a == "pack-objects";
+  EXPECT_TRUE(pack_objects) << context(c);
+}
+
+TEST(RobustnessRealPrograms, BashPipelineAndSubshells) {
+  TempDir dir;
+  std::string script =
+      "set -o pipefail\n"
+      "seq 1 2000 | (while read n; do echo $((n * 2)); done) | sort -n | tail -3\n"
+      "x=$( (echo inner; echo err >&2) 2>&1 | tr a-z A-Z ); echo \"$x\"\n"
+      "( cd /; pwd; exit 3 ); echo \"subshell $?\"\n"
+      "{ echo a; echo b; } | cat -n\n"
+      "false | true; echo \"pipefail $?\"\n"
+      "exit 4\n";
+  Comparison c = run_both(dir, {"/bin/bash", "-c", script});
+  EXPECT_EQ(c.plain.status, 4);
+  EXPECT_EQ(c.plain.out,
+            "3996\n3998\n4000\nINNER\nERR\n/\nsubshell 3\n     1\ta\n     2\tb\npipefail 1\n");
+  size_t images = expect_same(c);
+  EXPECT_GE(images, 12u) << context(c);
+  EXPECT_EQ(images_of(c.shim.records, "/sort"), 1u);
+  EXPECT_EQ(images_of(c.shim.records, "/tail"), 1u);
+}
+
+// /usr/bin/python3 (the python3 on PATH may be a pyenv wrapper).
+TEST(RobustnessRealPrograms, PythonThreadsSubprocessMultiprocessing) {
+  TempDir dir;
+  std::string program = R"py(
+import multiprocessing as mp, subprocess, sys, threading
+
+def square(n):
+    return n * n
+
+def main():
+    out = []
+    lock = threading.Lock()
+    def work(i):
+        s = sum(len(str(j)) for j in range(20000 + i))
+        with lock:
+            out.append((i, s))
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in ts: t.start()
+    for t in ts: t.join()
+    print(sorted(out))
+    print(subprocess.run(["/bin/echo", "child"], capture_output=True, text=True).stdout.strip())
+    print(subprocess.check_output("echo $((6*7))", shell=True).decode().strip())
+    for method in ("fork", "spawn"):
+        with mp.get_context(method).Pool(3) as pool:
+            print(method, pool.map(square, range(10)))
+        p = mp.get_context(method).Process(target=square, args=(3,))
+        p.start()
+        p.join()
+        print(method, "exitcode", p.exitcode)
+    print("stderr line", file=sys.stderr)
+    sys.exit(5)
+
+if __name__ == "__main__":
+    main()
+)py";
+  std::ofstream(dir.file("prog.py")) << program;
+  Comparison c = run_both(dir, {"/usr/bin/python3", dir.file("prog.py")});
+  EXPECT_EQ(c.plain.status, 5) << c.plain.err;
+  EXPECT_NE(c.plain.out.find("spawn [0, 1, 4, 9, 16, 25, 36, 49, 64, 81]\n"), std::string::npos)
+      << c.plain.out;
+  size_t images = expect_same(c);
+  // python, echo, sh -c, 3+1 fork children, and the spawn children (each a
+  // python image), at least 3+1 of them.
+  EXPECT_GE(images, 1u + 1 + 1 + 4 + 4) << context(c);
+}
+
+TEST(RobustnessRealPrograms, Perl) {
+  TempDir dir;
+  std::string program =
+      "my %h; $h{$_ % 97} .= $_ for 1..50000; my $s = 0; $s += length($h{$_}) for keys %h;\n"
+      "print \"sum $s\\n\"; my $out = `echo backtick`; print $out;\n"
+      "my $pid = fork(); if ($pid == 0) { print STDERR \"child\\n\"; exit 3 }\n"
+      "waitpid($pid, 0); print \"child status \", $? >> 8, \"\\n\"; exit 6;\n";
+  Comparison c = run_both(dir, {"/usr/bin/perl", "-e", program});
+  EXPECT_EQ(c.plain.status, 6);
+  EXPECT_EQ(c.plain.out, "sum 238894\nbacktick\nchild status 3\n");
+  // perl, the backtick child (a perl image that execs echo), echo, the fork child.
+  EXPECT_EQ(expect_same(c), 4u) << context(c);
+  EXPECT_EQ(images_of(c.shim.records, "/echo"), 1u);
+}
+
+TEST(RobustnessRealPrograms, JavaMultiThreaded) {
+  TempDir dir;
+  std::ofstream(dir.file("Threads.java")) << R"(
+import java.util.concurrent.*;
+import java.util.concurrent.atomic.*;
+public class Threads {
+  public static void main(String[] args) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    AtomicLong total = new AtomicLong();
+    java.util.List<Future<Long>> fs = new java.util.ArrayList<>();
+    for (int t = 0; t < 16; ++t) {
+      final int id = t;
+      fs.add(pool.submit(() -> {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < 20000; ++i) sb.append(i % (id + 1));
+        total.addAndGet(sb.length());
+        return (long) sb.toString().hashCode();
+      }));
+    }
+    long h = 0;
+    for (Future<Long> f : fs) h = h * 31 + f.get();
+    pool.shutdown();
+    System.out.println("total " + total.get() + " hash " + h);
+    System.err.println("done");
+    System.exit(9);
+  }
+}
+)";
+  Comparison c = run_both(dir, {"java", "-Xshare:auto", dir.file("Threads.java")}, {}, 120);
+  EXPECT_EQ(c.plain.status, 9) << c.plain.err;
+  EXPECT_EQ(c.plain.out.rfind("total ", 0), 0u) << c.plain.out;
+  EXPECT_GE(expect_same(c), 1u);
+  EXPECT_EQ(images_of(c.shim.records, "/java"), 1u) << context(c);
+}
+
+TEST(RobustnessRealPrograms, NodeWorkerThreads) {
+  TempDir dir;
+  std::string program = R"(
+const { Worker } = require('worker_threads');
+const jobs = [1, 2, 3, 4].map(n => new Promise((resolve, reject) => {
+  const w = new Worker(`const { parentPort, workerData } = require('worker_threads');
+    let s = 0; for (let i = 0; i < 200000 * workerData; ++i) s += i % 7;
+    parentPort.postMessage(s);`, { eval: true, workerData: n });
+  w.on('message', resolve); w.on('error', reject);
+}));
+Promise.all(jobs).then(r => { console.log(r.join(' ')); console.error('workers done');
+  process.exitCode = 8; });
+)";
+  Comparison c = run_both(dir, {"node", "-e", program});
+  EXPECT_EQ(c.plain.status, 8) << c.plain.err;
+  EXPECT_EQ(c.plain.out, "599994 1199997 1799995 2399995\n");
+  EXPECT_EQ(expect_same(c), 1u) << context(c);
+}
+
+}  // namespace
+}  // namespace account::testing
