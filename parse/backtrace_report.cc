@@ -35,6 +35,9 @@ std::string command_line(const ProcessBacktraces& p) {
     text += a;
   }
   if (text.empty()) text = p.exe;
+  // One line: control characters (a script's newlines) become spaces.
+  for (char& c : text)
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
   if (text.size() > 100) text = text.substr(0, 97) + "...";
   return text;
 }
@@ -74,7 +77,10 @@ void render_process(const ProcessBacktraces& p, const SymbolTable& symbols, std:
                         plural(p.other->count, "allocation", "allocations"),
                         plural(p.other->groups, "call stack", "call stacks"),
                         double(p.other->bytes) / kMiB, size_text(p.other->largest));
-  if (p.groups.empty() && !p.other) *out += "    (none)\n";
+}
+
+bool has_allocations(const ProcessBacktraces& p) {
+  return !p.groups.empty() || (p.other && p.other->count > 0);
 }
 
 }  // namespace
@@ -106,6 +112,7 @@ std::string render_backtraces(const std::vector<ProcessBacktraces>& processes,
     return "No backtraces in these records: run with ACCOUNT_BACKTRACE_MIN=SIZE "
            "(account run --backtrace-min SIZE).\n";
   // Operations in the order they first appear; processes in record order.
+  // Processes without a large allocation are only counted.
   std::vector<std::pair<std::string, std::string>> order;
   for (const ProcessBacktraces& p : processes)
     if (std::find(order.begin(), order.end(), std::make_pair(p.test, p.op)) == order.end())
@@ -115,11 +122,19 @@ std::string render_backtraces(const std::vector<ProcessBacktraces>& processes,
     if (!out.empty()) out += '\n';
     out += fmt::format("Test {}, operation {}\n", test.empty() ? "(none)" : test,
                        op.empty() ? "(none)" : op);
+    size_t quiet = 0;
     for (const ProcessBacktraces& p : processes) {
       if (p.test != test || p.op != op) continue;
+      if (!has_allocations(p)) {
+        ++quiet;
+        continue;
+      }
       out += '\n';
       render_process(p, symbols, &out);
     }
+    if (quiet > 0)
+      out += fmt::format("\n  {} traced made no allocation over the threshold\n",
+                         plural(quiet, "other process", "other processes"));
   }
   return out;
 }

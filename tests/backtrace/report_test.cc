@@ -96,6 +96,29 @@ TEST(BacktraceReport, RendersGroupsLargestFirstWithFrames) {
             "largest 12.00 MiB\n");
 }
 
+TEST(BacktraceReport, ProcessesWithoutLargeAllocationsAreOnlyCounted) {
+  std::string reason;
+  auto quiet = parse_backtraces(
+      R"({"pid":7,"argv":["sh","-c","a\nb"],"test":"t","op":"o","backtrace_min":1,"backtraces":[]})",
+      &reason);
+  auto busy = parse_backtraces(
+      R"({"pid":8,"argv":["sh","-c","a\nb"],"test":"t","op":"o","backtrace_min":1,)"
+      R"("backtraces":[],"backtraces_other":{"groups":1,"count":1,"bytes":5,"largest":5}})",
+      &reason);
+  ASSERT_TRUE(quiet && busy) << reason;
+  std::vector<ProcessBacktraces> processes{*quiet, *quiet, *busy};
+  EXPECT_EQ(
+      render_backtraces(processes, {}),
+      "Test t, operation o\n"
+      "\n"
+      "  pid 8: sh -c a b\n"
+      "  1 allocation of at least 1 B, 0.00 MiB in 1 call stack\n"
+      "\n"
+      "    other: 1 allocation in 1 call stack not kept in the record, 0.00 MiB, largest 5 B\n"
+      "\n"
+      "  2 other processes traced made no allocation over the threshold\n");
+}
+
 TEST(BacktraceReport, SaysHowToTurnBacktracesOn) {
   EXPECT_EQ(render_backtraces({}, {}),
             "No backtraces in these records: run with ACCOUNT_BACKTRACE_MIN=SIZE "
