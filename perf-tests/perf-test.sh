@@ -86,7 +86,9 @@ RECORDS=$(cd "$(dirname "$RECORDS")" 2>/dev/null && pwd)/$(basename "$RECORDS") 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/perf-test.XXXXXX")
 DAEMON_RUN=
 cleanup() {
+  RECORDS=${records:-$RECORDS}
   daemon_stop
+  [ -s "$WORK/pull.jsonl" ] && cat "$WORK/pull.jsonl" >>"$RECORDS"
   if [ "$keep" = 1 ]; then echo "$PROG: kept $WORK" >&2; else rm -rf "$WORK"; fi
 }
 interrupted() {
@@ -129,8 +131,14 @@ for t in "${tests[@]}"; do
   run_op "$t" checkout -- "$GIT" "${GIT_C[@]}" checkout -q -f
   cd "$d"
   daemon_start "$t" serve "$d"
+  # The pull's records follow the serve's in the file, so the rows keep the seed's order.
+  records=$RECORDS
+  RECORDS="$WORK/pull.jsonl"
   run_op "$t" pull -- "$GIT" "${GIT_C[@]}" clone -q --bare "git://127.0.0.1:$DAEMON_PORT/wt" "$d/pulled.git"
+  RECORDS=$records
   daemon_stop
+  cat "$WORK/pull.jsonl" >>"$RECORDS"
+  rm -f "$WORK/pull.jsonl"
   say "$t: done ($(du -sk "$d/wt/.git" | cut -f1) KiB repository)"
   cd "$WORK"
   rm -rf "$d"

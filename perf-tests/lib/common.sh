@@ -94,12 +94,13 @@ port_listening() {
                     END { exit !f }' /proc/net/tcp /proc/net/tcp6 2>/dev/null
 }
 
-# free_port: a port in 20000-59999 nobody listens on (derived from our pid).
+# free_port: a port in 20000-32767 (below Linux's ephemeral range, so no outgoing
+# connection holds it) nobody listens on.
 free_port() {
-  local p=$((20000 + ($$ * 7 + RANDOM) % 40000)) i
+  local p=$((20000 + ($$ * 7 + RANDOM) % 12768)) i
   for ((i = 0; i < 200; i++)); do
     port_listening "$p" || { echo "$p"; return; }
-    p=$((20000 + (p - 20000 + 1) % 40000))
+    p=$((20000 + (p - 20000 + 1) % 12768))
   done
   die "no free TCP port found"
 }
@@ -107,15 +108,18 @@ free_port() {
 # daemon_start TEST OP BASE: `git daemon` serving BASE under `account run`, in the
 # background. Sets DAEMON_PORT, DAEMON_RUN (the account run pid) and DAEMON_PID.
 # Waits until the port listens (read from /proc/net/tcp, so no probe connection
-# is counted in the serve row).
+# is counted in the serve row). The records go to a file of their own, appended to
+# RECORDS by daemon_stop, so an attempt that lost a race for the port leaves no
+# run behind.
 daemon_start() {
   local test=$1 op=$2 base=$3 pidfile i
   for _ in 1 2 3 4 5; do
     DAEMON_PORT=$(free_port)
     pidfile="$WORK/daemon.pid"
     rm -f "$pidfile"
+    : >"$WORK/daemon.jsonl"
     say "$test: $op (git daemon on 127.0.0.1:$DAEMON_PORT)"
-    "$ACCOUNT" run -q --test "$test" --op "$op" -o "$RECORDS" -- \
+    "$ACCOUNT" run -q --test "$test" --op "$op" -o "$WORK/daemon.jsonl" -- \
       "$GIT" "${GIT_C[@]}" daemon --export-all --reuseaddr --informative-errors \
       --base-path="$base" --listen=127.0.0.1 --port="$DAEMON_PORT" \
       --pid-file="$pidfile" "$base" 2>"$WORK/daemon.err" &
@@ -159,4 +163,6 @@ daemon_stop() {
   kill -0 "$DAEMON_RUN" 2>/dev/null && kill -KILL "$DAEMON_PID" "$target" 2>/dev/null
   wait "$DAEMON_RUN" 2>/dev/null || true
   DAEMON_RUN=
+  cat "$WORK/daemon.jsonl" >>"$RECORDS"
+  rm -f "$WORK/daemon.jsonl"
 }
