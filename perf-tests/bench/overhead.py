@@ -151,6 +151,16 @@ def workload_says(rundir, key):
 
 
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--report":
+        # Re-render a saved --json file.
+        with open(sys.argv[2]) as fh:
+            results = json.load(fh)
+        order = []
+        for x in results:
+            if x["tool"] not in order:
+                order.append(x["tool"])
+        report(results, order)
+        return
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--quick", action="store_true")
@@ -372,8 +382,9 @@ def report(results, tool_order):
     # --- sampler cost ---
     print("Sampler CPU (ACCOUNT_SAMPLE_MS default 5), summed over records: sampler_cpu_s / process wall")
     print()
-    print("| workload | tool | records per run | samples per run | sampler CPU / wall |")
-    print("|---|---|---:|---:|---:|")
+    print("| workload | tool | records per run | samples per run | sampler CPU / process wall |"
+          " all samplers' CPU / command wall |")
+    print("|---|---|---:|---:|---:|---:|")
     for w in wls:
         for t in ("account", "account run"):
             xs = [x for x in sel(w, t, False) if "account" in x]
@@ -381,10 +392,11 @@ def report(results, tool_order):
                 continue
             cpu = sum(x["account"]["sampler_cpu_s"] for x in xs)
             wall = sum(x["account"]["wall_s"] for x in xs)
-            print("| %s | %s | %.0f | %.0f | %.2f%% |" %
+            cmd_wall = sum(x["wall"] for x in xs)
+            print("| %s | %s | %.0f | %.0f | %.2f%% | %.2f%% |" %
                   (w, t, statistics.median(x["account"]["records"] for x in xs),
                    statistics.median(x["account"]["samples"] for x in xs),
-                   100 * cpu / wall if wall else 0))
+                   100 * cpu / wall if wall else 0, 100 * cpu / cmd_wall if cmd_wall else 0))
     print()
 
     # --- agreement ---
