@@ -82,9 +82,9 @@ void count_realloc_shared(Slot* s, uint64_t requested, int64_t old_usable, int64
 }
 
 void publish_heap(Slot* s) {
-  int64_t pending = load_relaxed(&s->heap_pending);
+  // An exchange, so a signal handler's change cannot fall between read and reset.
+  int64_t pending = __atomic_exchange_n(&s->heap_pending, int64_t{0}, __ATOMIC_RELAXED);
   if (pending == 0) return;
-  store_relaxed(&s->heap_pending, int64_t{0});
   fetch_add_relaxed(&g_region->heap_published, pending);
 }
 

@@ -28,9 +28,6 @@ inline Slot* current_slot() {
   return s;
 }
 
-// Single-writer add: a relaxed load and store, no read-modify-write.
-inline void add_owned(uint64_t* field, uint64_t v) { store_relaxed(field, load_relaxed(field) + v); }
-
 inline void bump(const Slot* s, uint64_t* field, uint64_t v) {
   if (ACCOUNT_LIKELY(!s->shared))
     add_owned(field, v);
@@ -49,25 +46,25 @@ void count_realloc_shared(Slot* s, uint64_t requested, int64_t old_usable, int64
 
 // Owned slot only.
 inline void heap_grow(Slot* s, int64_t bytes) {
-  int64_t pending = load_relaxed(&s->heap_pending) + bytes;
-  store_relaxed(&s->heap_pending, pending);
+  add_owned(&s->heap_pending, bytes);
+  int64_t pending = load_relaxed(&s->heap_pending);
   // Exact for a single thread; otherwise short by other threads' unpublished bytes.
   int64_t live = load_relaxed(&g_region->heap_published) + pending;
-  if (live > load_relaxed(&s->heap_peak)) store_relaxed(&s->heap_peak, live);
+  if (live > load_relaxed(&s->heap_peak)) raise_owned(&s->heap_peak, live);
   if (ACCOUNT_UNLIKELY(pending >= kHeapPublishBytes)) publish_heap(s);
 }
 
 // Owned slot only.
 inline void heap_shrink(Slot* s, int64_t bytes) {
-  int64_t pending = load_relaxed(&s->heap_pending) - bytes;
-  store_relaxed(&s->heap_pending, pending);
+  add_owned(&s->heap_pending, -bytes);
+  int64_t pending = load_relaxed(&s->heap_pending);
   if (ACCOUNT_UNLIKELY(pending <= -kHeapPublishBytes)) publish_heap(s);
 }
 
 inline void count_copy(uint64_t bytes) {
   Slot* s = current_slot();
   if (ACCOUNT_UNLIKELY(s->shared)) return count_copy_shared(s, bytes);
-  add_owned(&s->copied_calls, 1);
+  add_owned(&s->copied_calls, uint64_t{1});
   add_owned(&s->copied_bytes, bytes);
 }
 
@@ -76,7 +73,7 @@ inline void count_copy(uint64_t bytes) {
 inline void count_malloc_call(uint64_t requested, int64_t usable_bytes) {
   Slot* s = current_slot();
   if (ACCOUNT_UNLIKELY(s->shared)) return count_alloc_shared(s, requested, usable_bytes);
-  add_owned(&s->malloc_calls, 1);
+  add_owned(&s->malloc_calls, uint64_t{1});
   add_owned(&s->malloc_bytes, requested);
   if (ACCOUNT_LIKELY(usable_bytes > 0)) heap_grow(s, usable_bytes);
 }
@@ -88,7 +85,7 @@ inline void count_realloc_call(uint64_t requested, int64_t old_usable, int64_t n
   Slot* s = current_slot();
   if (ACCOUNT_UNLIKELY(s->shared))
     return count_realloc_shared(s, requested, old_usable, new_usable, moved);
-  add_owned(&s->malloc_calls, 1);
+  add_owned(&s->malloc_calls, uint64_t{1});
   add_owned(&s->malloc_bytes, requested);
   if (new_usable > old_usable)
     heap_grow(s, new_usable - old_usable);
@@ -100,7 +97,7 @@ inline void count_realloc_call(uint64_t requested, int64_t old_usable, int64_t n
 inline void count_free_call(int64_t usable_bytes) {
   Slot* s = current_slot();
   if (ACCOUNT_UNLIKELY(s->shared)) return count_free_shared(s, usable_bytes);
-  add_owned(&s->free_calls, 1);
+  add_owned(&s->free_calls, uint64_t{1});
   if (usable_bytes > 0) heap_shrink(s, usable_bytes);
 }
 
