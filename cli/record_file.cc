@@ -1,6 +1,9 @@
 #include "record_file.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,7 +13,11 @@ namespace account {
 
 namespace {
 int open_for_append(const std::string& path) {
-  return open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  // Read-write so the last byte can be checked; write-only where reading is not allowed.
+  constexpr int kFlags = O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW;
+  int fd = open(path.c_str(), O_RDWR | kFlags, 0600);
+  if (fd < 0 && errno == EACCES) fd = open(path.c_str(), O_WRONLY | kFlags, 0600);
+  return fd;
 }
 
 std::string reason(int err) {
@@ -28,11 +35,19 @@ std::string check_record_file(const std::string& path) {
 std::string append_record_line(const std::string& path, const std::string& line) {
   int fd = open_for_append(path);
   if (fd < 0) return reason(errno);
-  ssize_t n = write(fd, line.data(), line.size());
+  // As the shim does: never glue a record to a line a dead writer left unfinished.
+  flock(fd, LOCK_EX);  // released by close(); see libaccount/record.cc
+  char newline = '\n', last = '\n';
+  struct stat st;
+  if (fstat(fd, &st) == 0 && st.st_size > 0 && pread(fd, &last, 1, st.st_size - 1) != 1)
+    last = '\n';
+  iovec parts[2] = {{&newline, last == '\n' ? 0u : 1u},
+                    {const_cast<char*>(line.data()), line.size()}};
+  ssize_t n = writev(fd, parts, 2);
   int err = errno;
   close(fd);
   if (n < 0) return reason(err);
-  if (size_t(n) != line.size()) return "short write (disk full?)";
+  if (size_t(n) != line.size() + parts[0].iov_len) return "short write (disk full?)";
   return "";
 }
 

@@ -3,7 +3,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backtrace_store.h"
@@ -49,8 +53,14 @@ void expand_output_path(const Settings& settings, int pid, char* path, uint64_t 
 
 int open_output(const char* path) {
   int fd;
-  do fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+  // Read-write so the last byte can be checked; write-only where reading is not allowed.
+  constexpr int kFlags = O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY;
+  do fd = open(path, O_RDWR | kFlags, 0600);
   while (fd < 0 && errno == EINTR);
+  if (fd < 0 && errno == EACCES) {
+    do fd = open(path, O_WRONLY | kFlags, 0600);
+    while (fd < 0 && errno == EINTR);
+  }
   if (fd >= 0 && fd <= 2) {
     // Never hold 0, 1 or 2, even for a moment longer than needed.
     int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
@@ -171,13 +181,33 @@ int append_record(const Settings& settings, int pid, const char* data, uint64_t 
   expand_output_path(settings, pid, path, path_cap);
   int fd = open_output(path);
   if (fd < 0) return errno;
+  // A writer that died mid-line (another tool, a full disk) left the file
+  // without its final newline: start on a line of our own rather than glue our
+  // record to the broken one. One writev keeps the append a single operation.
+  // The check and the write happen under an exclusive flock, or a writer
+  // could see another's record half-copied and add a needless blank line.
+  // Bounded: a lock held elsewhere for more than a second is ignored.
+  for (int i = 0; len > 0 && i < 1000 && flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+       ++i) {
+    timespec pause = {0, 1000000};
+    nanosleep(&pause, nullptr);
+  }
+  char newline = '\n';
+  iovec parts[2] = {{&newline, 0}, {const_cast<char*>(data), len}};
+  struct stat st;
+  char last;
+  if (len > 0 && fstat(fd, &st) == 0 && st.st_size > 0 &&
+      pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n')
+    parts[0].iov_len = 1;
   int err = 0;
   ssize_t n;
-  do n = write(fd, data, len);
+  // The start-up check writes nothing: write(2) still reports a full device
+  // (/dev/full), where writev of nothing would not even ask.
+  do n = len == 0 ? write(fd, data, 0) : writev(fd, parts, 2);
   while (n < 0 && errno == EINTR);
   if (n < 0)
     err = errno;
-  else if (uint64_t(n) != len)
+  else if (uint64_t(n) != len + parts[0].iov_len)
     err = ENOSPC;
   close(fd);
   return err;
