@@ -247,5 +247,21 @@ Promise.all(jobs).then(r => { console.log(r.join(' ')); console.error('workers d
   EXPECT_EQ(expect_same(c), 1u) << context(c);
 }
 
+// The shim holds no descriptor the program or its children can see, and never
+// takes 0, 1 or 2 when a program starts with one of them closed: the
+// descriptors a program lists are the same with and without it.
+TEST(RobustnessRealPrograms, DescriptorsUnchangedAlsoWithStandardOnesClosed) {
+  TempDir dir;
+  std::string script =
+      "ls /proc/self/fd; echo --; (exec 0<&-; ls /proc/self/fd); echo --;"
+      "(exec 2>&-; ls /proc/self/fd); echo --; (exec 0<&- 2>&-; /bin/sh -c 'ls /proc/self/fd')";
+  Comparison c = run_both(dir, {"/bin/sh", "-c", script});
+  // (The test's own environment may pass extra descriptors down: compare, do
+  // not spell out.)
+  EXPECT_EQ(std::count(c.plain.out.begin(), c.plain.out.end(), '-'), 6) << c.plain.out;
+  EXPECT_GE(expect_same(c), 5u) << context(c);
+  EXPECT_EQ(images_of(c.shim.records, "/ls"), 4u) << context(c);
+}
+
 }  // namespace
 }  // namespace account::testing
