@@ -16,12 +16,13 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <vector>
 
 #include "commands.h"
 #include "proc_files.h"
+#include "proc_text.h"
 #include "record_file.h"
 #include "timeline.h"
 
@@ -47,7 +48,7 @@ uint64_t realtime_ns() {
 }
 
 std::vector<std::string> read_cmdline(int pid) {
-  std::ifstream in(fmt::format("/proc/{}/cmdline", pid), std::ios::binary);
+  std::istringstream in(read_proc_text(fmt::format("/proc/{}/cmdline", pid)));
   std::vector<std::string> argv;
   std::string arg;
   while (std::getline(in, arg, '\0')) argv.push_back(arg);
@@ -56,8 +57,7 @@ std::vector<std::string> read_cmdline(int pid) {
 
 // The process's start time on the realtime clock, from /proc/PID/stat field 22.
 uint64_t process_start_ns(int pid) {
-  std::ifstream in(fmt::format("/proc/{}/stat", pid));
-  std::string text((std::istreambuf_iterator<char>(in)), {});
+  std::string text = read_proc_text(fmt::format("/proc/{}/stat", pid));
   auto close = text.rfind(')');
   if (close == std::string::npos) return 0;
   std::istringstream fields(text.substr(close + 2));

@@ -4,13 +4,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 #include <string>
 
 #include "proc_files.h"
+#include "proc_text.h"
 
 namespace account {
 
@@ -21,7 +19,7 @@ std::vector<pid_t> children_of(pid_t pid) {
   if (!dir) return out;
   while (dirent* e = readdir(dir)) {
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    std::ifstream in(task_dir + "/" + e->d_name + "/children");
+    std::istringstream in(read_proc_text(task_dir + "/" + e->d_name + "/children"));
     long child;
     while (in >> child) out.push_back(pid_t(child));
   }
@@ -30,8 +28,7 @@ std::vector<pid_t> children_of(pid_t pid) {
 }
 
 bool is_shim_sampler(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), {});
+  std::string stat = read_proc_text("/proc/" + std::to_string(pid) + "/stat");
   if (stat.find("(account-sampler)") != std::string::npos) return true;
   // The shim's short-lived first clone has no exit signal (field 38 is 0) and
   // is a copy of its parent until it renames itself.

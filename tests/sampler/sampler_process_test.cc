@@ -78,10 +78,11 @@ TEST(SamplerProcess, NoSamplerWhenIntervalIsZero) {
 }
 
 // Killed targets: account run holds the zombie, so the sampler can read how it died.
+// The target lives 200 ms first, so even a loaded machine schedules its sampler.
 void expect_death_record(const std::string& sig, const std::string& end, int64_t signal) {
   TempDir dir;
   auto r = run_program(
-      {ACCOUNT_CLI_PATH, "run", "-q", "-o", dir.file("r.jsonl"), "--", program("die"), sig, "30"});
+      {ACCOUNT_CLI_PATH, "run", "-q", "-o", dir.file("r.jsonl"), "--", program("die"), sig, "200"});
   EXPECT_EQ(r.status, 128 + signal) << r.err;
   ProcessRecord p = only_record(dir.file("r.jsonl"), "die");
   EXPECT_EQ(p.end, end);
