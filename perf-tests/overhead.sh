@@ -71,7 +71,7 @@ fi
 
 echo "# account overhead, $(date -u +%Y-%m-%dT%H:%MZ) on $(uname -m), $(nproc) cores," \
   "$(ldd --version | head -1 | sed 's/.* //') glibc; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# shim: $shim ($(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo '?'))," \
+echo "# shim: $shim (source $(git -C "$build" rev-parse --short HEAD 2>/dev/null || echo 'not a git checkout'))," \
   "heaptrack $(heaptrack --version 2>/dev/null | sed 's/.* //'), $(valgrind --version 2>/dev/null)"
 /usr/bin/python3 "$here/bench/overhead.py" --runs "$runs" $quick --bin "$work/bin" \
   --work "$work" --shim "$shim" --account "$account" --tree "$work/tree" \

@@ -353,12 +353,14 @@ def report(results, tool_order):
         if x["workload"] not in wls:
             wls.append(x["workload"])
     print()
-    print("Wall time and peak RSS relative to a bare run (median of per-round ratios, min-max);")
+    print("Wall time, CPU time (user+sys of the command and the children it reaped) and peak")
+    print("RSS relative to a bare run (median of per-round ratios, min-max);")
     print("valgrind tools (*) on a reduced size against bare runs of that reduced size.")
     print()
-    hdr = "| workload | bare (s) | tool | wall ratio | min-max | peak RSS ratio |"
+    hdr = ("| workload | bare (s) | tool | wall ratio | min-max | CPU ratio | min-max |"
+           " peak RSS ratio |")
     print(hdr)
-    print("|---|---:|---|---:|---:|---:|")
+    print("|---|---:|---|---:|---:|---:|---:|---:|")
     for w in wls:
         for red in (False, True):
             bare = sel(w, "bare", red)
@@ -373,10 +375,12 @@ def report(results, tool_order):
                 if not xs:
                     continue
                 ratios = [x["wall"] / b["wall"] for x, b in zip(xs, bare)]
+                cpu = [x["cpu"] / b["cpu"] for x, b in zip(xs, bare) if b["cpu"] > 0]
                 rss = statistics.median(x["rss"] for x in xs) / brss
-                print("| %s | %.3f%s | %s%s | %.3f× | %.3f–%.3f | %.2f× |" %
+                print("| %s | %.3f%s | %s%s | %.3f× | %.2f–%.2f | %.3f× | %.2f–%.2f | %.2f× |" %
                       (w, bmed, " (reduced)" if red else "", t, " *" if red else "",
-                       statistics.median(ratios), min(ratios), max(ratios), rss))
+                       statistics.median(ratios), min(ratios), max(ratios),
+                       statistics.median(cpu), min(cpu), max(cpu), rss))
     print()
 
     # --- sampler cost ---
@@ -432,7 +436,7 @@ def report(results, tool_order):
         dheap = sel(w, "dhat", True)
         if red_acc:
             at = red_acc[0]["account"]
-            me = red_acc[0].get("self") or {}
+            me = (red_acc[0].get("self") or {}) if "memcpy" in w else {}
             if dcopy and dcopy[0]["dhat"]:
                 b, c = dcopy[0]["dhat"]
                 print("| %s (reduced) | copied bytes | %s | %d | %d (dhat copy) | %+d |" %
