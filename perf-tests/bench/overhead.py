@@ -260,7 +260,7 @@ def main():
     workloads = [
         ("malloc 1 thread", [([ml, n(100e6), "1"], None)], [([ml, n(3e6), "1"], None)],
          None, common + vg),
-        ("malloc 2 threads", [([ml, n(150e6), "2"], None)], [([ml, n(6e6), "2"], None)],
+        ("malloc 2 threads", [([ml, n(250e6), "2"], None)], [([ml, n(10e6), "2"], None)],
          None, common + vg),
         ("memcpy/memmove", [([cl, n(250e6)], None)], [([cl, n(3e6)], None)],
          None, common + vg),
