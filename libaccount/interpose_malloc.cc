@@ -1,8 +1,11 @@
 // The malloc family: count, then forward to glibc's own entry points.
 //
 // glibc exports __libc_malloc and friends, so no dlsym is needed and nothing
-// recurses during start-up. Live heap is tracked from malloc_usable_size, which
-// lets free() account for a block without a table of sizes.
+// recurses during start-up. Live heap is tracked from the usable size of each
+// block (usable_size.h), which lets free() account for a block without a table.
+// malloc and free have a fast path with no stack frame; every rare case (first
+// call on a thread, the shared slot, NULL, a large request to backtrace) takes
+// the whole call out of line.
 #include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
@@ -11,6 +14,7 @@
 
 #include "backtrace.h"
 #include "counters.h"
+#include "usable_size.h"
 
 extern "C" {
 void* __libc_malloc(size_t);
@@ -26,7 +30,7 @@ namespace account {
 namespace {
 
 inline int64_t usable(void* p) {
-  return p ? static_cast<int64_t>(malloc_usable_size(p)) : 0;
+  return p ? usable_size(p) : 0;
 }
 
 inline void count_alloc(uint64_t requested, void* result) {
@@ -45,6 +49,17 @@ AlignedAllocFn g_real_aligned_alloc = nullptr;
 
 __attribute__((constructor(101))) void resolve_aligned_alloc() {
   g_real_aligned_alloc = reinterpret_cast<AlignedAllocFn>(dlsym(RTLD_NEXT, "aligned_alloc"));
+  check_usable_from_header();
+}
+
+__attribute__((noinline, cold)) void* malloc_rare(size_t size, void* p) {
+  count_alloc(size, p);
+  return p;
+}
+
+__attribute__((noinline, cold)) void free_rare(void* ptr) {
+  count_free_call(usable(ptr));
+  __libc_free(ptr);
 }
 
 }  // namespace
@@ -56,12 +71,20 @@ extern "C" {
 
 __attribute__((visibility("default"))) void* malloc(size_t size) {
   void* p = __libc_malloc(size);
-  count_alloc(size, p);
+  Slot* s = tls_slot;
+  if (ACCOUNT_UNLIKELY(s == nullptr || s->shared || p == nullptr || size >= g_backtrace_min))
+    return malloc_rare(size, p);
+  add_owned(&s->malloc_calls, uint64_t{1});
+  add_owned(&s->malloc_bytes, uint64_t{size});
+  heap_grow(s, usable_size(p));
   return p;
 }
 
 __attribute__((visibility("default"))) void free(void* ptr) {
-  count_free_call(usable(ptr));
+  Slot* s = tls_slot;
+  if (ACCOUNT_UNLIKELY(s == nullptr || s->shared || ptr == nullptr)) return free_rare(ptr);
+  add_owned(&s->free_calls, uint64_t{1});
+  heap_shrink(s, usable_size(ptr));
   __libc_free(ptr);
 }
 

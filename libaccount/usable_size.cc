@@ -1,0 +1,31 @@
+#include "usable_size.h"
+
+extern "C" {
+void* __libc_malloc(size_t);
+void* __libc_memalign(size_t, size_t);
+void __libc_free(void*);
+}
+
+namespace account {
+
+bool g_usable_from_header = false;
+
+void check_usable_from_header() {
+  // Small (tcache/fastbin), medium, large (mmapped) and aligned blocks.
+  const size_t sizes[] = {1, 24, 100, 1000, 70000, 300000, 5 << 20};
+  bool agree = true;
+  for (size_t size : sizes) {
+    for (int aligned = 0; aligned < 2 && agree; ++aligned) {
+      void* p = aligned ? __libc_memalign(256, size) : __libc_malloc(size);
+      if (!p) continue;
+      g_usable_from_header = true;
+      int64_t from_header = usable_size(p);
+      g_usable_from_header = false;
+      agree = from_header == static_cast<int64_t>(malloc_usable_size(p));
+      __libc_free(p);
+    }
+  }
+  g_usable_from_header = agree;
+}
+
+}  // namespace account
