@@ -102,6 +102,7 @@ void set_env(const char* name, const std::string& value) {
 struct RunResult {
   int status = 0;  // raw wait status
   bool aborted = false;
+  bool started = true;  // false: the command could not be run at all
   uint64_t start_ns = 0, end_ns = 0;
   uint64_t processes = 0, size_peak = 0, rss_peak = 0, samples = 0;
 };
@@ -153,6 +154,7 @@ RunResult run_once(const RunOptions& o) {
   if (err != 0) {
     fmt::print(stderr, "account: cannot run '{}': {}\n", o.command[0], std::strerror(err));
     r.status = (err == ENOENT ? 127 : 126) << 8;
+    r.started = false;
     r.end_ns = realtime_ns();
     return r;
   }
@@ -313,7 +315,7 @@ int command_run(const Args& args) {
     RunResult r = run_once(o);
     if (std::string err = append_record_line(path, tree_record(o, r, run)); !err.empty())
       fmt::print(stderr, "account: cannot write the tree record to {}: {}\n", path, err);
-    if (!o.quiet) print_summary(o, path, from, r, temporary);
+    if (!o.quiet && r.started) print_summary(o, path, from, r, temporary);
     from = 0;
     if (struct stat st; stat(path.c_str(), &st) == 0) from = st.st_size;
     exit_status = WIFSIGNALED(r.status) ? 128 + WTERMSIG(r.status) : WEXITSTATUS(r.status);
