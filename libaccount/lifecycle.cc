@@ -1,6 +1,7 @@
 #include "lifecycle.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -27,7 +28,24 @@ void on_exit_handler(int status, void*) {
   finish(ending);
 }
 
+// Signals are held while an image is set up: a process killed then (a pool
+// worker terminated right after its fork) would die before its sampler exists
+// and leave no record. Held, the signal arrives once the sampler watches.
+class SignalsHeld {
+ public:
+  SignalsHeld() {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &saved_);
+  }
+  ~SignalsHeld() { pthread_sigmask(SIG_SETMASK, &saved_, nullptr); }
+
+ private:
+  sigset_t saved_;
+};
+
 void after_fork_in_child() {
+  SignalsHeld held;
   Region* parent = g_region;
   reset_region_after_fork();
   if (parent) munmap(parent, sizeof(Region));
@@ -38,6 +56,7 @@ void after_fork_in_child() {
 
 // glibc calls constructors with (argc, argv, envp).
 __attribute__((constructor(101))) void start(int argc, char** argv, char**) {
+  SignalsHeld held;
   current_slot();  // maps the region
   resolve_real_copy();
   capture_identity(argc, argv);
@@ -82,11 +101,22 @@ bool own_image() {
 }  // namespace
 
 void finish(const Ending& ending) {
+  if (!own_image()) return;
+  // A signal arriving between claiming the record and writing it would kill the
+  // image with its record claimed (the sampler then stays silent) and unwritten:
+  // a pool worker exiting as it is terminated. Held until the record is out; an
+  // exiting image keeps them held (it is ending, and its status stays the one
+  // recorded), an exec'ing one gets its mask back for the new program.
+  sigset_t all, saved;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &saved);
   uint32_t next = ending.kind == EndKind::kExec ? kExecPending : kRecorded;
-  if (!own_image() || !claim(kRunning, next)) return;
-  FinalFigures f;
-  collect_final_figures(f);
-  emit(g_identity, g_settings, g_region, f, ending);
+  if (claim(kRunning, next)) {
+    FinalFigures f;
+    collect_final_figures(f);
+    emit(g_identity, g_settings, g_region, f, ending);
+  }
+  if (ending.kind == EndKind::kExec) pthread_sigmask(SIG_SETMASK, &saved, nullptr);
 }
 
 void before_exec(bool likely_to_succeed) {
