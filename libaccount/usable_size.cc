@@ -11,8 +11,11 @@ namespace account {
 bool g_usable_from_header = false;
 
 void check_usable_from_header() {
-  // Small (tcache/fastbin), medium, large (mmapped) and aligned blocks.
-  const size_t sizes[] = {1, 24, 100, 1000, 70000, 300000, 5 << 20};
+  // Small (tcache/fastbin), medium, mmapped and aligned blocks. The mmapped one
+  // is above DEFAULT_MMAP_THRESHOLD_MAX (32 MiB): freeing a smaller mmapped
+  // block would raise glibc's dynamic mmap threshold and change how the program's
+  // own allocations are served.
+  const size_t sizes[] = {1, 24, 100, 1000, size_t{33} << 20};
   bool agree = true;
   for (size_t size : sizes) {
     for (int aligned = 0; aligned < 2 && agree; ++aligned) {

@@ -133,5 +133,17 @@ TEST(ShimCounts, EightThreadsMillionAllocationsEachExactTotals) {
   EXPECT_LT(b.malloc_calls, 100u);
 }
 
+// The shim's start-up check of the chunk header allocates and frees on its own;
+// it must not raise glibc's dynamic mmap threshold (freeing an mmapped block
+// below 32 MiB does), or the program's later large blocks would come from the
+// heap instead of mmap.
+TEST(ShimCounts, GlibcMmapThresholdUntouched) {
+  TempDir dir;
+  ProgramResult plain = run_program({test_program("mmap_threshold")});
+  ShimRun run = run_with_shim(dir, {test_program("mmap_threshold")}, {{"ACCOUNT_SAMPLE_MS", "0"}});
+  EXPECT_EQ(plain.out, "200000-byte block mmapped=1\n");
+  EXPECT_EQ(run.result.out, plain.out);
+}
+
 }  // namespace
 }  // namespace account::testing
