@@ -16,10 +16,9 @@ ProgramOptions hold_options() {
 }
 
 TreeRecord run_tree(const std::string& script, const std::string& path) {
-  auto r =
-      run_program({ACCOUNT_CLI_PATH, "run", "-q", "-o", path, "--test", "tree", "--op", "hold",
-                   "--", "sh", "-c", script},
-                  hold_options());
+  auto r = run_program({ACCOUNT_CLI_PATH, "run", "-q", "-o", path, "--test", "tree", "--op", "hold",
+                        "--", "sh", "-c", script},
+                       hold_options());
   EXPECT_EQ(r.status, 0) << r.err;
   RecordFile f = read_records(path);
   EXPECT_TRUE(f.bad_lines.empty());
