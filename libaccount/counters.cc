@@ -132,9 +132,10 @@ void detach_thread_from_region() {
   tls_slot = &g_private_region.slots[1];
 }
 
-Totals sum_slots(const Region* region, uint32_t limit) {
+Totals sum_slots(const Region* region) {
   Totals t;
   int64_t peak = 0;
+  uint32_t limit = load_relaxed(&region->slot_limit);
   if (limit > kSlotCount) limit = kSlotCount;
   for (uint32_t i = 0; i < limit; ++i) {
     const Slot& s = region->slots[i];

@@ -67,7 +67,8 @@ struct Totals {
   int64_t heap_peak_bytes = 0;
 };
 
-// `limit` bounds the slots read (Region::slot_limit for a cheap live read).
-Totals sum_slots(const Region* region, uint32_t limit = kSlotCount);
+// Only slots ever claimed are read (Region::slot_limit): the rest are zero, and
+// reading a page of a shared mapping allocates it.
+Totals sum_slots(const Region* region);
 
 }  // namespace account

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -55,7 +56,7 @@ void close_inherited_descriptors(int keep) {
 
 void add_timeline_point(Region* r, const MemoryNow& now) {
   __atomic_store_n(&r->timeline_busy, 1u, __ATOMIC_SEQ_CST);
-  Totals t = sum_slots(r, load_relaxed(&r->slot_limit));
+  Totals t = sum_slots(r);
   TimelinePoint point;
   point.t_us = (monotonic_ns() - g_identity.start_monotonic_ns) / 1000;
   point.size_bytes = now.size_bytes;
@@ -153,13 +154,44 @@ void record_death(Watch& w, Region* r) {
 
 }  // namespace
 
+namespace {
+
+struct SamplerStart {
+  pid_t target;
+  int pidfd;
+  Region* region;
+};
+
+// The first clone's stack: it shares the target's memory (CLONE_VM) while the
+// target waits for it (CLONE_VFORK), so it must write nothing but this stack
+// and its own task's attributes.
+alignas(64) char g_intermediate_stack[64 * 1024];
+
+int intermediate_main(void* arg) {
+  const SamplerStart* start = static_cast<const SamplerStart*>(arg);
+  // Named before the second clone, so the sampler is never seen as a copy of the
+  // target (account run's tree sampling skips it by this name).
+  prctl(PR_SET_NAME, "account-sampler", 0, 0, 0);
+  // A fork-like clone: from here the sampler has its own copy of the memory.
+  long sampler =
+      syscall(SYS_clone, static_cast<unsigned long>(SIGCHLD), nullptr, nullptr, nullptr, nullptr);
+  if (sampler == 0) {
+    detach_thread_from_region();
+    stop_backtraces_in_this_process();
+    run_sampler(start->target, start->pidfd, start->region);
+  }
+  if (sampler > 0) store_relaxed(&start->region->sampler_alive, 1u);  // the shared Region
+  return 0;
+}
+
+}  // namespace
+
 void start_sampler() {
   if (g_settings.sample_ms == 0 || g_region == nullptr) return;
   int saved_errno = errno;
   if (g_settings.timeline) create_timeline(g_settings.timeline_points, g_settings.sample_ms);
-  pid_t target = g_identity.pid;
-  Region* r = g_region;
-  int pidfd = int(syscall(SYS_pidfd_open, target, 0));  // close-on-exec
+  SamplerStart start{g_identity.pid, -1, g_region};
+  int pidfd = int(syscall(SYS_pidfd_open, start.target, 0));  // close-on-exec
   if (pidfd >= 0 && pidfd <= 2) {
     int high = fcntl(pidfd, F_DUPFD_CLOEXEC, 3);
     close(pidfd);
@@ -169,23 +201,15 @@ void start_sampler() {
     errno = saved_errno;
     return;
   }
-  // Exit signal 0: no SIGCHLD for the target, and only a __WCLONE wait sees it.
-  long middle = syscall(SYS_clone, 0ul, nullptr, nullptr, nullptr, nullptr);
-  if (middle == 0) {
-    // Named before the second clone, so the sampler is never seen as a copy
-    // of the target (account run's tree sampling skips it by this name).
-    prctl(PR_SET_NAME, "account-sampler", 0, 0, 0);
-    detach_thread_from_region();
-    stop_backtraces_in_this_process();
-    long sampler =
-        syscall(SYS_clone, static_cast<unsigned long>(SIGCHLD), nullptr, nullptr, nullptr, nullptr);
-    if (sampler == 0) run_sampler(target, pidfd, r);
-    if (sampler > 0) store_relaxed(&r->sampler_alive, 1u);
-    syscall(SYS_exit_group, 0);
-  }
+  start.pidfd = pidfd;
+  // The first clone shares the memory (no page tables copied) and has exit
+  // signal 0: no SIGCHLD for the target, and only a __WCLONE wait sees it. The
+  // target resumes when it exits, right after starting the sampler.
+  pid_t middle = clone(intermediate_main, g_intermediate_stack + sizeof g_intermediate_stack,
+                       CLONE_VM | CLONE_VFORK, &start);
   if (middle > 0) {
     int status;
-    while (waitpid(pid_t(middle), &status, __WCLONE) < 0 && errno == EINTR) {
+    while (waitpid(middle, &status, __WCLONE) < 0 && errno == EINTR) {
     }
   }
   close(pidfd);
