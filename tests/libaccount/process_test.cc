@@ -12,11 +12,6 @@
 namespace account::testing {
 namespace {
 
-std::string dump(const ShimRun& run) {
-  return "stdout:\n" + run.result.out + "stderr:\n" + run.result.err + "records:\n" +
-         slurp(run.output);
-}
-
 ShimRun run_processes(const TempDir& dir, const std::vector<std::string>& args, Env env = {},
                       size_t min_records = 0) {
   std::vector<std::string> argv{test_program("processes")};

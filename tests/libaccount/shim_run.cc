@@ -1,10 +1,12 @@
 #include "shim_run.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -73,6 +75,77 @@ long long value_after(const std::string& text, const std::string& key) {
   size_t at = text.find(key + "=");
   if (at == std::string::npos) return -1;
   return std::stoll(text.substr(at + key.size() + 1));
+}
+
+std::string dump(const ShimRun& run) {
+  return "status " + std::to_string(run.result.status) + "\nstdout:\n" + run.result.out +
+         "stderr:\n" + run.result.err + "records:\n" + slurp(run.output);
+}
+
+size_t expect_one_record_per_image(const RecordFile& f, const std::string& context) {
+  EXPECT_TRUE(f.bad_lines.empty()) << f.bad_lines.front() << "\n" << context;
+  std::map<int64_t, std::vector<std::string>> ends;
+  for (const auto& p : f.processes) ends[p.pid].push_back(p.end);
+  for (const auto& [pid, list] : ends) {
+    for (size_t i = 0; i + 1 < list.size(); ++i)
+      EXPECT_EQ(list[i], "exec") << "pid " << pid << " record " << i << "\n" << context;
+    EXPECT_NE(list.back(), "exec") << "pid " << pid << " has no final record\n" << context;
+  }
+  return f.processes.size();
+}
+
+Comparison run_both(const TempDir& dir, const std::vector<std::string>& argv, const Env& env,
+                    double timeout_s) {
+  namespace fs = std::filesystem;
+  Comparison c;
+  std::string work = dir.file("work");
+  fs::create_directory(work);
+  ProgramOptions plain;
+  plain.env = clean_env(env);
+  plain.cwd = work;
+  plain.timeout_s = timeout_s;
+  c.plain = run_program(argv, plain);
+  fs::remove_all(work);
+  fs::create_directory(work);
+
+  Env with = clean_env(env);
+  with["ACCOUNT_OUTPUT"] = dir.file("records.jsonl");
+  ProgramOptions shim = plain;
+  shim.env = with;
+  shim.preload = true;
+  c.shim.output = dir.file("records.jsonl");
+  c.shim.result = run_program(argv, shim);
+  c.shim.records = read_records(c.shim.output);
+  return c;
+}
+
+std::string context(const Comparison& c) {
+  return "plain stdout:\n" + c.plain.out + "plain stderr:\n" + c.plain.err + "\n" + dump(c.shim);
+}
+
+size_t expect_same(const Comparison& c) {
+  EXPECT_FALSE(c.plain.timed_out);
+  EXPECT_FALSE(c.shim.result.timed_out);
+  EXPECT_EQ(c.shim.result.out, c.plain.out);
+  EXPECT_EQ(c.shim.result.err, c.plain.err);
+  EXPECT_EQ(c.shim.result.status, c.plain.status);
+  return expect_one_record_per_image(c.shim.records, context(c));
+}
+
+Env git_env(const TempDir& dir) {
+  return {{"HOME", dir.path()},
+          {"LANG", "C"},
+          {"LC_ALL", "C"},
+          {"TZ", "UTC"},
+          {"GIT_CONFIG_NOSYSTEM", "1"},
+          {"GIT_CONFIG_GLOBAL", "/dev/null"},
+          {"GIT_AUTHOR_NAME", "A U Thor"},
+          {"GIT_AUTHOR_EMAIL", "author@example.com"},
+          {"GIT_AUTHOR_DATE", "2005-04-07T22:13:13 +0000"},
+          {"GIT_COMMITTER_NAME", "C O Mitter"},
+          {"GIT_COMMITTER_EMAIL", "committer@example.com"},
+          {"GIT_COMMITTER_DATE", "2005-04-07T22:13:13 +0000"},
+          {"GIT_PAGER", "cat"}};
 }
 
 }  // namespace account::testing

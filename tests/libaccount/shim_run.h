@@ -41,4 +41,33 @@ long long value_after(const std::string& text, const std::string& key);
 /// Whole file contents ("" when missing).
 std::string slurp(const std::string& path);
 
+/// A run's status, output and records, for failure messages.
+std::string dump(const ShimRun& run);
+
+/// Checks that each pid has any number of "exec" records followed by exactly
+/// one record that is not "exec" (one record per process image); returns the
+/// number of records.
+size_t expect_one_record_per_image(const RecordFile& f, const std::string& context);
+
+/// A program run without and with the shim.
+struct Comparison {
+  ProgramResult plain;
+  ShimRun shim;
+};
+
+/// Runs argv without and with the shim, each time in a fresh `work` directory
+/// at the same path (so paths in the output are the same).
+Comparison run_both(const TempDir& dir, const std::vector<std::string>& argv, const Env& env = {},
+                    double timeout_s = 90);
+
+/// Both runs' output and the records, for failure messages.
+std::string context(const Comparison& c);
+
+/// The same bytes, the same status, one record per image; returns the number of
+/// records.
+size_t expect_same(const Comparison& c);
+
+/// A deterministic git: fixed names, dates, locale, no user or system config.
+Env git_env(const TempDir& dir);
+
 }  // namespace account::testing

@@ -3,7 +3,6 @@
 // exactly one record.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <fstream>
 
 #include "robustness.h"
@@ -11,52 +10,6 @@
 namespace account::testing {
 namespace {
 
-namespace fs = std::filesystem;
-
-struct Comparison {
-  ProgramResult plain;
-  ShimRun shim;
-};
-
-// Runs argv without and with the shim, each time in a fresh `work` directory
-// at the same path (so paths in the output are the same).
-Comparison run_both(const TempDir& dir, const std::vector<std::string>& argv, const Env& env = {},
-                    double timeout_s = 90) {
-  Comparison c;
-  std::string work = dir.file("work");
-  fs::create_directory(work);
-  ProgramOptions plain;
-  plain.env = clean_env(env);
-  plain.cwd = work;
-  plain.timeout_s = timeout_s;
-  c.plain = run_program(argv, plain);
-  fs::remove_all(work);
-  fs::create_directory(work);
-
-  Env with = clean_env(env);
-  with["ACCOUNT_OUTPUT"] = dir.file("records.jsonl");
-  ProgramOptions shim = plain;
-  shim.env = with;
-  shim.preload = true;
-  c.shim.output = dir.file("records.jsonl");
-  c.shim.result = run_program(argv, shim);
-  c.shim.records = read_records(c.shim.output);
-  return c;
-}
-
-std::string context(const Comparison& c) {
-  return "plain stdout:\n" + c.plain.out + "plain stderr:\n" + c.plain.err + "\n" + dump(c.shim);
-}
-
-// The same bytes, the same status; returns the number of images recorded.
-size_t expect_same(const Comparison& c) {
-  EXPECT_FALSE(c.plain.timed_out);
-  EXPECT_FALSE(c.shim.result.timed_out);
-  EXPECT_EQ(c.shim.result.out, c.plain.out);
-  EXPECT_EQ(c.shim.result.err, c.plain.err);
-  EXPECT_EQ(c.shim.result.status, c.plain.status);
-  return expect_one_record_per_image(c.shim.records, context(c));
-}
 
 // Number of records whose exe ends with `name`.
 size_t images_of(const RecordFile& f, const std::string& name) {
@@ -65,22 +18,6 @@ size_t images_of(const RecordFile& f, const std::string& name) {
     n += p.exe.size() >= name.size() &&
          p.exe.compare(p.exe.size() - name.size(), name.size(), name) == 0;
   return n;
-}
-
-Env git_env(const TempDir& dir) {
-  return {{"HOME", dir.path()},
-          {"LANG", "C"},
-          {"LC_ALL", "C"},
-          {"TZ", "UTC"},
-          {"GIT_CONFIG_NOSYSTEM", "1"},
-          {"GIT_CONFIG_GLOBAL", "/dev/null"},
-          {"GIT_AUTHOR_NAME", "A U Thor"},
-          {"GIT_AUTHOR_EMAIL", "author@example.com"},
-          {"GIT_AUTHOR_DATE", "2005-04-07T22:13:13 +0000"},
-          {"GIT_COMMITTER_NAME", "C O Mitter"},
-          {"GIT_COMMITTER_EMAIL", "committer@example.com"},
-          {"GIT_COMMITTER_DATE", "2005-04-07T22:13:13 +0000"},
-          {"GIT_PAGER", "cat"}};
 }
 
 TEST(RobustnessRealPrograms, GitSessionBranchMergeGcCloneFsck) {
