@@ -27,6 +27,7 @@
 #include "shim_location.h"
 #include "tree_sampler.h"
 #include "values.h"
+#include "wall_clock.h"
 
 extern char** environ;
 
@@ -47,12 +48,6 @@ struct RunOptions {
   bool quiet = false;
   std::vector<std::string> command;
 };
-
-uint64_t realtime_ns() {
-  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                      std::chrono::system_clock::now().time_since_epoch())
-                      .count());
-}
 
 po::options_description run_options(RunOptions& o) {
   po::options_description d("account run [options] -- COMMAND...");

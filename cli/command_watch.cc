@@ -25,6 +25,7 @@
 #include "proc_text.h"
 #include "record_file.h"
 #include "timeline.h"
+#include "wall_clock.h"
 
 namespace account {
 
@@ -41,12 +42,6 @@ struct WatchOptions {
   unsigned timeline_points = 2048;
 };
 
-uint64_t realtime_ns() {
-  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                      std::chrono::system_clock::now().time_since_epoch())
-                      .count());
-}
-
 std::vector<std::string> read_cmdline(int pid) {
   std::istringstream in(read_proc_text(fmt::format("/proc/{}/cmdline", pid)));
   std::vector<std::string> argv;
@@ -55,24 +50,14 @@ std::vector<std::string> read_cmdline(int pid) {
   return argv;
 }
 
-// The process's start time on the realtime clock, from /proc/PID/stat field 22.
-uint64_t process_start_ns(int pid) {
-  std::string text = read_proc_text(fmt::format("/proc/{}/stat", pid));
-  auto close = text.rfind(')');
-  if (close == std::string::npos) return 0;
-  std::istringstream fields(text.substr(close + 2));
-  std::string field;
-  for (int i = 3; i <= 22 && fields >> field; ++i) {
-    if (i != 22) continue;
-    double since_boot_s = std::stod(field) / double(sysconf(_SC_CLK_TCK));
-    timespec boot, real;
-    clock_gettime(CLOCK_BOOTTIME, &boot);
-    clock_gettime(CLOCK_REALTIME, &real);
-    double boot_at =
-        double(real.tv_sec) + real.tv_nsec / 1e9 - (double(boot.tv_sec) + boot.tv_nsec / 1e9);
-    return uint64_t((boot_at + since_boot_s) * 1e9);
-  }
-  return 0;
+// A start time in clock ticks after boot (/proc/PID/stat) on the realtime clock.
+uint64_t realtime_of_boot_ticks(uint64_t ticks) {
+  timespec boot, real;
+  clock_gettime(CLOCK_BOOTTIME, &boot);
+  clock_gettime(CLOCK_REALTIME, &real);
+  double boot_at =
+      double(real.tv_sec) + real.tv_nsec / 1e9 - (double(boot.tv_sec) + boot.tv_nsec / 1e9);
+  return uint64_t((boot_at + double(ticks) / double(sysconf(_SC_CLK_TCK))) * 1e9);
 }
 
 }  // namespace
@@ -114,7 +99,9 @@ int command_watch(const Args& args) {
   std::error_code ec;
   std::string exe = std::filesystem::read_symlink(fmt::format("/proc/{}/exe", o.pid), ec).string();
   std::vector<std::string> argv = read_cmdline(o.pid);
-  uint64_t start_ns = process_start_ns(o.pid);
+  CpuAndExit cpu;
+  read_stat(stat, &cpu);
+  uint64_t start_ns = realtime_of_boot_ticks(cpu.start_ticks);
   uint64_t watch_start_ns = realtime_ns();
   auto watch_start = std::chrono::steady_clock::now();
 
@@ -131,8 +118,6 @@ int command_watch(const Args& args) {
   if (o.timeline) timeline_init(&tl_state, o.timeline_points);
   uint64_t size_peak = 0, rss_peak = 0, samples = 0;
   MemoryPeaks peaks;
-  CpuAndExit cpu;
-  read_stat(stat, &cpu);
   read_status_peaks(status, &peaks);
   bool died = false, interrupted = false;
   for (uint64_t tick = 0;; ++tick) {

@@ -112,6 +112,8 @@ bool parse_stat(const char* text, CpuAndExit* out) {
   out->user_ns = values[14] * (1000000000ull / uint64_t(ticks));
   out->sys_ns = values[15] * (1000000000ull / uint64_t(ticks));
   out->exit_code = field >= 52 ? int(values[52]) : 0;
+  out->start_ticks = values[22];
+  out->exit_signal = int(values[38]);
   out->valid = true;
   return true;
 }

@@ -26,6 +26,8 @@ struct CpuAndExit {  // /proc/PID/stat
   int exit_code = 0;  // raw wait status (field 52), meaningful for a zombie
   char state = 0;     // R, S, D, Z, ...
   int ppid = 0;
+  uint64_t start_ticks = 0;  // field 22: clock ticks after boot when it started
+  int exit_signal = 0;       // field 38: 0 for a clone child nobody is told about
   bool valid = false;
 };
 

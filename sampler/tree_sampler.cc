@@ -28,17 +28,12 @@ std::vector<pid_t> children_of(pid_t pid) {
 }
 
 bool is_shim_sampler(pid_t pid) {
-  std::string stat = read_proc_text("/proc/" + std::to_string(pid) + "/stat");
-  if (stat.find("(account-sampler)") != std::string::npos) return true;
-  // The shim's short-lived first clone has no exit signal (field 38 is 0) and
-  // is a copy of its parent until it renames itself.
-  auto close = stat.rfind(')');
-  if (close == std::string::npos) return false;
-  std::istringstream fields(stat.substr(close + 2));
-  std::string field;
-  for (int i = 3; i <= 38 && fields >> field; ++i)
-    if (i == 38) return field == "0";
-  return false;
+  std::string text = read_proc_text("/proc/" + std::to_string(pid) + "/stat");
+  if (text.find("(account-sampler)") != std::string::npos) return true;
+  // The shim's short-lived first clone has no exit signal and is a copy of its
+  // parent until it renames itself.
+  CpuAndExit stat;
+  return parse_stat(text.c_str(), &stat) && stat.exit_signal == 0;
 }
 
 void TreeSampler::sample() {

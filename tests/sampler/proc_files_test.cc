@@ -27,7 +27,8 @@ TEST(ProcFiles, ParsesStatusPeaks) {
 }
 
 TEST(ProcFiles, ParsesStatWithAwkwardCommand) {
-  // comm with spaces and a ')' ; fields 14/15 are utime/stime in ticks, 52 the exit code.
+  // comm with spaces and a ')' ; fields 14/15 are utime/stime in ticks, 22 the start time,
+  // 38 the exit signal, 52 the exit code.
   std::string text = "42 (a) b (c)) Z 7";
   for (int field = 5; field <= 52; ++field) {
     if (field == 14)
@@ -36,6 +37,10 @@ TEST(ProcFiles, ParsesStatWithAwkwardCommand) {
       text += " 50";
     else if (field == 52)
       text += " 9";
+    else if (field == 22)
+      text += " 123456";
+    else if (field == 38)
+      text += " 17";
     else
       text += " 0";
   }
@@ -47,6 +52,8 @@ TEST(ProcFiles, ParsesStatWithAwkwardCommand) {
   EXPECT_EQ(c.user_ns, 250u * (1000000000u / uint64_t(hz)));
   EXPECT_EQ(c.sys_ns, 50u * (1000000000u / uint64_t(hz)));
   EXPECT_EQ(c.exit_code, 9);
+  EXPECT_EQ(c.start_ticks, 123456u);
+  EXPECT_EQ(c.exit_signal, 17);
 }
 
 TEST(ProcFiles, ReadsOwnFiles) {
