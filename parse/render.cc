@@ -168,6 +168,27 @@ std::string csv_field(const std::string& s) {
   return out + '"';
 }
 
+std::string json_string(const std::string& s) {
+  return boost::json::serialize(boost::json::string_view(s));
+}
+
+// A cell for the machine formats (CSV, JSON): full precision, base units;
+// `quote` renders text, `missing` stands for an empty cell.
+std::string machine_value(const Cell& cell, std::string (*quote)(const std::string&),
+                          const char* missing) {
+  switch (cell.kind) {
+    case Cell::Kind::kText:
+      return quote(cell.text);
+    case Cell::Kind::kNumber:
+    case Cell::Kind::kPercent:
+      return raw_number(cell.number);
+    case Cell::Kind::kInteger:
+      return fmt::format("{}", cell.integer);
+    default:
+      return missing;
+  }
+}
+
 class CsvRenderer : public Renderer {
  public:
   std::string render(const Table& t) const override {
@@ -180,31 +201,13 @@ class CsvRenderer : public Renderer {
     for (const Row& r : t.rows) {
       for (size_t c = 0; c < t.columns.size(); ++c) {
         if (c) out += ',';
-        const Cell& cell = r.cells[c];
-        switch (cell.kind) {
-          case Cell::Kind::kText:
-            out += csv_field(cell.text);
-            break;
-          case Cell::Kind::kNumber:
-          case Cell::Kind::kPercent:
-            out += raw_number(cell.number);
-            break;
-          case Cell::Kind::kInteger:
-            out += fmt::format("{}", cell.integer);
-            break;
-          default:
-            break;
-        }
+        out += machine_value(r.cells[c], csv_field, "");
       }
       out += '\n';
     }
     return out;
   }
 };
-
-std::string json_string(const std::string& s) {
-  return boost::json::serialize(boost::json::string_view(s));
-}
 
 class JsonRenderer : public Renderer {
  public:
@@ -216,21 +219,7 @@ class JsonRenderer : public Renderer {
       for (size_t c = 0; c < t.columns.size(); ++c) {
         if (c) out += ", ";
         out += json_string(t.columns[c].key) + ": ";
-        const Cell& cell = t.rows[i].cells[c];
-        switch (cell.kind) {
-          case Cell::Kind::kText:
-            out += json_string(cell.text);
-            break;
-          case Cell::Kind::kNumber:
-          case Cell::Kind::kPercent:
-            out += raw_number(cell.number);
-            break;
-          case Cell::Kind::kInteger:
-            out += fmt::format("{}", cell.integer);
-            break;
-          default:
-            out += "null";
-        }
+        out += machine_value(t.rows[i].cells[c], json_string, "null");
       }
       out += i + 1 < t.rows.size() ? "},\n" : "}\n";
     }
