@@ -91,15 +91,7 @@ cleanup() {
   [ -s "$WORK/pull.jsonl" ] && cat "$WORK/pull.jsonl" >>"$RECORDS"
   if [ "$keep" = 1 ]; then echo "$PROG: kept $WORK" >&2; else rm -rf "$WORK"; fi
 }
-interrupted() {
-  trap - INT TERM
-  echo "$PROG: interrupted; the records so far are in $RECORDS" >&2
-  exit 130
-}
-trap cleanup EXIT
-trap interrupted INT TERM
-set -E
-trap 'printf "%s: stopped: \"%s\" failed (exit %d, line %d)\n" "$PROG" "$BASH_COMMAND" $? "$LINENO" >&2' ERR
+install_traps  # lib/common.sh: cleanup on exit, a clean Ctrl-C, the failing command named
 git_environment
 cat >"$HOME/.gitconfig" <<'EOF'
 [init]

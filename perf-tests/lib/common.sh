@@ -166,3 +166,17 @@ daemon_stop() {
   cat "$WORK/daemon.jsonl" >>"$RECORDS"
   rm -f "$WORK/daemon.jsonl"
 }
+
+# Runs the script's own cleanup() on exit, stops cleanly on Ctrl-C or TERM
+# (saying where the records so far are) and names any command that fails.
+interrupted() {
+  trap - INT TERM
+  echo "$PROG: interrupted; the records so far are in ${RECORDS:-(none yet)}" >&2
+  exit 130
+}
+install_traps() {
+  trap cleanup EXIT
+  trap interrupted INT TERM
+  set -E
+  trap 'printf "%s: stopped: \"%s\" failed (exit %d, line %d)\n" "$PROG" "$BASH_COMMAND" $? "$LINENO" >&2' ERR
+}
