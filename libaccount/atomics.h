@@ -44,6 +44,31 @@ inline void add_owned(T* field, T v) {
 #endif
 }
 
+// add_owned's subtraction that also says whether the result is negative, from
+// the flags of the same instruction.
+inline bool sub_owned_goes_negative(int64_t* field, int64_t v) {
+#if defined(__x86_64__)
+  bool negative;
+  asm volatile("subq %2, %0" : "+m"(*field), "=@ccs"(negative) : "er"(v));
+  return negative;
+#else
+  return __atomic_sub_fetch(field, v, __ATOMIC_RELAXED) < 0;
+#endif
+}
+
+// Replaces a single-writer field if it still holds `expected`; signal-safe as
+// add_owned (cmpxchg without lock).
+inline bool replace_owned(int64_t* field, int64_t expected, int64_t v) {
+#if defined(__x86_64__)
+  int64_t cur = expected;
+  asm volatile("cmpxchgq %2, %1" : "+a"(cur), "+m"(*field) : "r"(v) : "cc");
+  return cur == expected;
+#else
+  return __atomic_compare_exchange_n(field, &expected, v, false, __ATOMIC_RELAXED,
+                                     __ATOMIC_RELAXED);
+#endif
+}
+
 // Raises a single-writer maximum; signal-safe as add_owned (cmpxchg without lock).
 inline void raise_owned(int64_t* field, int64_t v) {
 #if defined(__x86_64__)

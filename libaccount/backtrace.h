@@ -1,6 +1,7 @@
 // Large-allocation backtraces (ACCOUNT_BACKTRACE_MIN): what the interposers and
-// the lifecycle see. The hot path pays one compare against g_backtrace_min, which
-// stays UINT64_MAX (never true) unless backtraces are on and ready.
+// the lifecycle see. The hot path pays nothing: while backtraces are on, the
+// malloc family takes its out-of-line path (kDetourHeap), which compares the
+// request against g_backtrace_min (UINT64_MAX, never true, while off).
 #pragma once
 
 #include <stdint.h>
@@ -16,7 +17,11 @@ extern uint64_t g_backtrace_min;
 // caller's stack and adds it to this image's groups (and the log, if any).
 __attribute__((noinline, cold)) void capture_large_allocation(uint64_t requested);
 
-// The compare on the hot path.
+// Points the malloc family at its out-of-line path while it must be there: the
+// usable size needs a call (check_usable_from_header failed) or backtraces are on.
+void update_heap_detour();
+
+// The compare on the malloc family's out-of-line path.
 inline void maybe_capture(uint64_t requested) {
   if (ACCOUNT_UNLIKELY(requested >= g_backtrace_min)) capture_large_allocation(requested);
 }

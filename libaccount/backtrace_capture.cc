@@ -13,8 +13,10 @@
 #include "backtrace.h"
 #include "backtrace_store.h"
 #include "backtrace_unwind.h"
+#include "counters.h"
 #include "settings.h"
 #include "text_buffer.h"
+#include "usable_size.h"
 
 namespace account {
 
@@ -104,6 +106,10 @@ void capture_large_allocation(uint64_t requested) {
   tls_capturing = 0;
 }
 
+void update_heap_detour() {
+  set_heap_detour(!g_usable_from_header || g_backtrace_min != UINT64_MAX);
+}
+
 void start_backtraces() {
   if (g_settings.backtrace_min == 0) return;
   const char* why = "";
@@ -113,16 +119,19 @@ void start_backtraces() {
   }
   if (!create_backtrace_store(g_settings.backtrace_depth, g_settings.backtrace_min)) return;
   g_backtrace_min = g_settings.backtrace_min;
+  update_heap_detour();
 }
 
 void restart_backtraces_after_fork() {
   if (g_backtrace_min == UINT64_MAX) return;
   if (!create_backtrace_store(g_settings.backtrace_depth, g_settings.backtrace_min))
     g_backtrace_min = UINT64_MAX;
+  update_heap_detour();
 }
 
 void stop_backtraces_in_this_process() {
   g_backtrace_min = UINT64_MAX;
+  update_heap_detour();
 }
 
 }  // namespace account

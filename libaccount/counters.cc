@@ -5,7 +5,8 @@
 
 namespace account {
 
-__thread Slot* tls_slot __attribute__((tls_model("initial-exec"))) = nullptr;
+Slot g_unclaimed_slot = {.detour = kDetourAll};
+__thread Slot* tls_slot __attribute__((tls_model("initial-exec"))) = &g_unclaimed_slot;
 Region* g_region = nullptr;
 
 namespace {
@@ -15,24 +16,44 @@ bool g_release_key_ready = false;
 // Counts nobody reads: when no shared region can be mapped, and in the sampler
 // process (whose memory is private, so nothing reaches the target's region).
 Region g_private_region;
+// kDetourHeap until the usable-size check passes (set_heap_detour).
+uint32_t g_heap_detour = kDetourHeap;
+
+void init_region(Region* r) {
+  r->magic = kRegionMagic;
+  r->slots[kSharedSlot].shared = 1;
+  r->slots[kSharedSlot].owned = 1;
+  r->slots[kSharedSlot].detour = kDetourAll;
+  r->slot_limit = 1;
+}
 
 Region* map_region() {
   void* p =
       mmap(nullptr, sizeof(Region), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return nullptr;
   Region* r = static_cast<Region*>(p);
-  r->magic = kRegionMagic;
-  r->slots[kSharedSlot].shared = 1;
-  r->slots[kSharedSlot].owned = 1;
-  r->slot_limit = 1;
+  init_region(r);
   return r;
+}
+
+Region* private_region() {
+  init_region(&g_private_region);
+  return &g_private_region;
+}
+
+// A slot a thread has just taken: nothing pending (a released slot published
+// its own), and the first allocation syncs.
+void start_owned_slot(Slot* s) {
+  store_relaxed(&s->heap_shrink_room, kHeapPublishBytes);
+  store_relaxed(&s->heap_grow_room, int64_t{0});
+  __atomic_store_n(&s->detour, __atomic_load_n(&g_heap_detour, __ATOMIC_SEQ_CST), __ATOMIC_SEQ_CST);
 }
 
 Region* ensure_region() {
   Region* r = __atomic_load_n(&g_region, __ATOMIC_ACQUIRE);
   if (r) return r;
   Region* fresh = map_region();
-  if (!fresh) fresh = &g_private_region;
+  if (!fresh) fresh = private_region();
   Region* expected = nullptr;
   if (!__atomic_compare_exchange_n(&g_region, &expected, fresh, false, __ATOMIC_ACQ_REL,
                                    __ATOMIC_ACQUIRE)) {
@@ -83,9 +104,42 @@ void count_realloc_shared(Slot* s, uint64_t requested, int64_t old_usable, int64
 
 void publish_heap(Slot* s) {
   // An exchange, so a signal handler's change cannot fall between read and reset.
-  int64_t pending = __atomic_exchange_n(&s->heap_pending, int64_t{0}, __ATOMIC_RELAXED);
-  if (pending == 0) return;
-  fetch_add_relaxed(&g_region->heap_published, pending);
+  int64_t pending = __atomic_exchange_n(&s->heap_shrink_room, kHeapPublishBytes, __ATOMIC_RELAXED) -
+                    kHeapPublishBytes;
+  if (pending != 0) fetch_add_relaxed(&g_region->heap_published, pending);
+}
+
+void heap_sync(Slot* s) {
+  for (;;) {
+    int64_t room_seen = load_relaxed(&s->heap_grow_room);
+    int64_t pending = load_relaxed(&s->heap_shrink_room) - kHeapPublishBytes;
+    if (pending >= kHeapPublishBytes || pending <= -kHeapPublishBytes) {
+      publish_heap(s);
+      pending = load_relaxed(&s->heap_shrink_room) - kHeapPublishBytes;
+    }
+    // Exact for a single thread; otherwise short by other threads' unpublished
+    // bytes and by what they published since this slot last synced.
+    int64_t live = load_relaxed(&g_region->heap_published) + pending;
+    if (live > load_relaxed(&s->heap_peak)) raise_owned(&s->heap_peak, live);
+    int64_t room = load_relaxed(&s->heap_peak) - live;
+    if (kHeapPublishBytes - pending < room) room = kHeapPublishBytes - pending;
+    // Only if no signal handler counted meanwhile; otherwise look again.
+    if (replace_owned(&s->heap_grow_room, room_seen, room)) return;
+  }
+}
+
+void set_heap_detour(bool on) {
+  uint32_t bit = on ? kDetourHeap : 0;
+  __atomic_store_n(&g_heap_detour, bit, __ATOMIC_SEQ_CST);
+  Region* r = __atomic_load_n(&g_region, __ATOMIC_ACQUIRE);
+  if (!r) return;
+  uint32_t limit = __atomic_load_n(&r->slot_limit, __ATOMIC_SEQ_CST);
+  if (limit > kSlotCount) limit = kSlotCount;
+  for (uint32_t i = 0; i < limit; ++i) {
+    Slot& slot = r->slots[i];
+    if (slot.shared) continue;
+    __atomic_store_n(&slot.detour, bit, __ATOMIC_SEQ_CST);
+  }
 }
 
 Slot* claim_slot() {
@@ -106,6 +160,7 @@ Slot* claim_slot() {
     if (__atomic_compare_exchange_n(&r->slots[i].owned, &expected, 1, false, __ATOMIC_ACQUIRE,
                                     __ATOMIC_RELAXED)) {
       claimed = &r->slots[i];
+      start_owned_slot(claimed);
       raise_to(&r->slot_limit, uint32_t(i + 1));
       break;
     }
@@ -118,17 +173,20 @@ Slot* claim_slot() {
 
 void reset_region_after_fork() {
   Region* fresh = map_region();
-  if (!fresh) fresh = &g_private_region;
+  if (!fresh) fresh = private_region();
   g_region = fresh;
   // The forking thread is the only thread of the child: it takes slot 1 again.
   fresh->slots[1].owned = 1;
+  start_owned_slot(&fresh->slots[1]);
   fresh->slot_limit = 2;
   tls_slot = &fresh->slots[1];
   if (g_release_key_ready) pthread_setspecific(g_release_key, tls_slot);
 }
 
 void detach_thread_from_region() {
-  g_region = &g_private_region;
+  g_region = private_region();
+  g_private_region.slots[1].owned = 1;
+  start_owned_slot(&g_private_region.slots[1]);
   tls_slot = &g_private_region.slots[1];
 }
 

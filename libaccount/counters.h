@@ -1,8 +1,8 @@
 // Per-thread counting: the hot path of every interposed call.
 //
 // A thread's first counted call claims a Slot in the process's Region (slow path,
-// out of line); afterwards each call is a TLS load, a predictable branch and a few
-// relaxed stores to a cache line no other thread writes.
+// out of line); afterwards each call is a TLS load, one test of the slot's detour
+// bits and a few single-instruction adds to a cache line no other thread writes.
 #pragma once
 
 #include <stddef.h>
@@ -13,10 +13,9 @@
 
 namespace account {
 
-// Net heap changes are published to the shared total once a thread's pending
-// change reaches this size, so the total's cache line stays mostly read-only.
-constexpr int64_t kHeapPublishBytes = 256 * 1024;
-
+// Every thread starts on g_unclaimed_slot (all detour bits set, never written):
+// the fast paths need no NULL test, and the slow path claims a real slot.
+extern Slot g_unclaimed_slot;
 extern __thread Slot* tls_slot __attribute__((tls_model("initial-exec")));
 extern Region* g_region;
 
@@ -24,18 +23,20 @@ Slot* claim_slot();  // slow path: first call on a thread
 
 inline Slot* current_slot() {
   Slot* s = tls_slot;
-  if (ACCOUNT_UNLIKELY(s == nullptr)) s = claim_slot();
+  if (ACCOUNT_UNLIKELY(s == &g_unclaimed_slot)) s = claim_slot();
   return s;
 }
 
-inline void bump(const Slot* s, uint64_t* field, uint64_t v) {
-  if (ACCOUNT_LIKELY(!s->shared))
-    add_owned(field, v);
-  else
-    fetch_add_relaxed(field, v);
-}
+// Sets or clears kDetourHeap on every owned slot and on those claimed later:
+// after the usable-size check and whenever backtraces start or stop.
+void set_heap_detour(bool on);
 
-void publish_heap(Slot* s);  // moves heap_pending into Region::heap_published
+void publish_heap(Slot* s);  // moves pending into Region::heap_published
+
+// Owned slot only, out of line: publishes pending if it is kHeapPublishBytes
+// either way, raises heap_peak if the live heap (published + own pending) is
+// above it, and sets heap_grow_room to the growth that needs no new look.
+void heap_sync(Slot* s);
 
 // The shared slot's counterparts of the functions below (atomic RMW), out of line.
 void count_alloc_shared(Slot* s, uint64_t requested, int64_t usable_bytes);
@@ -44,21 +45,18 @@ void count_copy_shared(Slot* s, uint64_t bytes);
 void count_realloc_shared(Slot* s, uint64_t requested, int64_t old_usable, int64_t new_usable,
                           uint64_t moved);
 
-// Owned slot only.
+// Owned slot only. Pending moves first and the room after, in both directions:
+// a signal handler that counts in between then finds the room too small, never
+// too large, so it can cause an early heap_sync but never a missed peak.
 inline void heap_grow(Slot* s, int64_t bytes) {
-  add_owned(&s->heap_pending, bytes);
-  int64_t pending = load_relaxed(&s->heap_pending);
-  // Exact for a single thread; otherwise short by other threads' unpublished bytes.
-  int64_t live = load_relaxed(&g_region->heap_published) + pending;
-  if (live > load_relaxed(&s->heap_peak)) raise_owned(&s->heap_peak, live);
-  if (ACCOUNT_UNLIKELY(pending >= kHeapPublishBytes)) publish_heap(s);
+  add_owned(&s->heap_shrink_room, bytes);
+  if (ACCOUNT_UNLIKELY(sub_owned_goes_negative(&s->heap_grow_room, bytes))) heap_sync(s);
 }
 
 // Owned slot only.
 inline void heap_shrink(Slot* s, int64_t bytes) {
-  add_owned(&s->heap_pending, -bytes);
-  int64_t pending = load_relaxed(&s->heap_pending);
-  if (ACCOUNT_UNLIKELY(pending <= -kHeapPublishBytes)) publish_heap(s);
+  add_owned(&s->heap_grow_room, bytes);
+  if (ACCOUNT_UNLIKELY(sub_owned_goes_negative(&s->heap_shrink_room, bytes))) heap_sync(s);
 }
 
 inline void count_copy(uint64_t bytes) {

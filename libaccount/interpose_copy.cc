@@ -20,7 +20,8 @@ namespace {
 
 inline bool count_copy_fast(uint64_t bytes, const void* real) {
   Slot* s = tls_slot;
-  if (ACCOUNT_UNLIKELY(s == nullptr || s->shared || real == nullptr)) return false;
+  if (ACCOUNT_UNLIKELY((load_relaxed(&s->detour) & kDetourAll) != 0 || real == nullptr))
+    return false;
   add_owned(&s->copied_calls, uint64_t{1});
   add_owned(&s->copied_bytes, bytes);
   return true;

@@ -50,15 +50,22 @@ AlignedAllocFn g_real_aligned_alloc = nullptr;
 __attribute__((constructor(101))) void resolve_aligned_alloc() {
   g_real_aligned_alloc = reinterpret_cast<AlignedAllocFn>(dlsym(RTLD_NEXT, "aligned_alloc"));
   check_usable_from_header();
+  update_heap_detour();
 }
 
-__attribute__((noinline, cold)) void* malloc_rare(size_t size, void* p) {
+__attribute__((noinline, cold)) void* malloc_rare(size_t size) {
+  void* p = __libc_malloc(size);
   count_alloc(size, p);
   return p;
 }
 
 __attribute__((noinline, cold)) void free_rare(void* ptr) {
   count_free_call(usable(ptr));
+  __libc_free(ptr);
+}
+
+__attribute__((noinline, cold)) void free_after_sync(Slot* s, void* ptr) {
+  heap_sync(s);
   __libc_free(ptr);
 }
 
@@ -70,21 +77,25 @@ using namespace account;
 extern "C" {
 
 __attribute__((visibility("default"))) void* malloc(size_t size) {
-  void* p = __libc_malloc(size);
   Slot* s = tls_slot;
-  if (ACCOUNT_UNLIKELY(s == nullptr || s->shared || p == nullptr || size >= g_backtrace_min))
-    return malloc_rare(size, p);
+  if (ACCOUNT_UNLIKELY(load_relaxed(&s->detour) != 0)) return malloc_rare(size);
+  // Counted before the call so that nothing but the slot lives across it; a
+  // failed call counts too.
   add_owned(&s->malloc_calls, uint64_t{1});
   add_owned(&s->malloc_bytes, uint64_t{size});
-  heap_grow(s, usable_size(p));
+  void* p = __libc_malloc(size);
+  if (ACCOUNT_LIKELY(p != nullptr)) heap_grow(s, usable_size_from_header(p));
   return p;
 }
 
 __attribute__((visibility("default"))) void free(void* ptr) {
   Slot* s = tls_slot;
-  if (ACCOUNT_UNLIKELY(s == nullptr || s->shared || ptr == nullptr)) return free_rare(ptr);
+  if (ACCOUNT_UNLIKELY(load_relaxed(&s->detour) != 0 || ptr == nullptr)) return free_rare(ptr);
   add_owned(&s->free_calls, uint64_t{1});
-  heap_shrink(s, usable_size(ptr));
+  int64_t bytes = usable_size_from_header(ptr);
+  add_owned(&s->heap_grow_room, bytes);
+  if (ACCOUNT_UNLIKELY(sub_owned_goes_negative(&s->heap_shrink_room, bytes)))
+    return free_after_sync(s, ptr);
   __libc_free(ptr);
 }
 

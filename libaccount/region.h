@@ -17,21 +17,35 @@ constexpr int kSlotCount = 1024;
 // Slot 0 is shared by threads that find no free slot (or run after their slot
 // was released); its updates are atomic read-modify-writes.
 constexpr int kSharedSlot = 0;
+// Net heap changes are published to the shared total once a thread's pending
+// change reaches this size, so the total's cache line stays mostly read-only.
+constexpr int64_t kHeapPublishBytes = 256 * 1024;
+
+// Slot::detour bits: while any is set, calls take the out-of-line path.
+constexpr uint32_t kDetourAll = 1;   // the shared slot, or a thread not yet holding a slot
+constexpr uint32_t kDetourHeap = 2;  // malloc family only: usable sizes need a call, or
+                                     // large allocations are backtraced
 
 struct alignas(128) Slot {
-  uint64_t malloc_calls;
-  uint64_t malloc_bytes;
-  uint64_t free_calls;
-  uint64_t copied_calls;
-  uint64_t copied_bytes;
-  uint64_t realloc_copied_bytes;
+  uint64_t malloc_calls = 0;
+  uint64_t malloc_bytes = 0;
+  uint64_t free_calls = 0;
+  uint64_t copied_calls = 0;
+  uint64_t copied_bytes = 0;
+  uint64_t realloc_copied_bytes = 0;
   // Net usable bytes allocated by this slot's threads and not yet published to
-  // Region::heap_published (batched to keep the shared line cold).
-  int64_t heap_pending;
+  // Region::heap_published (batched to keep the shared line cold), stored as
+  // kHeapPublishBytes + pending: the bytes it may still shrink before it must be
+  // published, so a free tests the sign of one subtraction.
+  int64_t heap_shrink_room = 0;
+  // Bytes the slot may still grow before it must look at the heap again: a new
+  // peak is possible, or pending reached kHeapPublishBytes (see heap_sync).
+  int64_t heap_grow_room = 0;
   // Highest live-heap figure this slot's threads observed.
-  int64_t heap_peak;
-  uint32_t owned;   // 1 while a thread owns the slot
-  uint32_t shared;  // 1 for the overflow slot: updates must be atomic RMW
+  int64_t heap_peak = 0;
+  uint32_t owned = 0;   // 1 while a thread owns the slot
+  uint32_t shared = 0;  // 1 for the overflow slot: updates must be atomic RMW
+  uint32_t detour = 0;  // kDetour* bits
 };
 
 enum ImageState : uint32_t {

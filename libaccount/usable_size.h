@@ -16,12 +16,15 @@ namespace account {
 
 extern bool g_usable_from_header;
 
+// `p` is a live block, never NULL; only while g_usable_from_header.
+inline int64_t usable_size_from_header(void* p) {
+  uint64_t size_word = static_cast<uint64_t*>(p)[-1];
+  return static_cast<int64_t>((size_word & ~uint64_t{7}) - 8 - ((size_word & 2) << 2));
+}
+
 // `p` is a live block, never NULL.
 inline int64_t usable_size(void* p) {
-  if (ACCOUNT_LIKELY(g_usable_from_header)) {
-    uint64_t size_word = static_cast<uint64_t*>(p)[-1];
-    return static_cast<int64_t>((size_word & ~uint64_t{7}) - ((size_word & 2) ? 16 : 8));
-  }
+  if (ACCOUNT_LIKELY(g_usable_from_header)) return usable_size_from_header(p);
   return static_cast<int64_t>(malloc_usable_size(p));
 }
 

@@ -95,6 +95,33 @@ TEST(ShimCounts, ExactHeapPeakOfAllocateThenFree) {
   EXPECT_EQ(r.free_calls, 100u + 1 + 10 + 1);
 }
 
+// Many new peaks, and live heap moving by more than the 256 KiB publish step
+// both ways, on one thread: the peak is still exact.
+TEST(ShimCounts, ExactHeapPeakOfALongRandomWalk) {
+  TempDir dir;
+  ShimRun run = run_with_shim(dir, {test_program("heap_walk")}, {{"ACCOUNT_SAMPLE_MS", "0"}});
+  ASSERT_EQ(run.result.status, 0);
+  long long expected = value_after(run.result.out, "expected_heap_peak");
+  ASSERT_GT(value_after(run.result.out, "peaks"), 100) << run.result.out;
+  ASSERT_EQ(value_after(run.result.out, "live_at_end"), 0);
+  EXPECT_EQ(only_record(run).heap_peak_bytes, uint64_t(expected));
+}
+
+// Threads publish their net change every 256 KiB, so with 4 threads (and the
+// main thread) the peak may be off by at most 5 x 256 KiB plus the little glibc
+// allocates for the threads themselves; thread 0's frees must have reached the
+// shared total, or the figure would be 8 MiB too high.
+TEST(ShimCounts, HeapPeakAcrossThreadsWithinThePublishStep) {
+  TempDir dir;
+  ShimRun run = run_with_shim(dir, {test_program("heap_threads")}, {{"ACCOUNT_SAMPLE_MS", "0"}});
+  ASSERT_EQ(run.result.status, 0);
+  long long expected = value_after(run.result.out, "expected_heap_peak");
+  ASSERT_GT(expected, 36ll << 20) << run.result.out;
+  long long got = static_cast<long long>(only_record(run).heap_peak_bytes);
+  EXPECT_GT(got, expected - 5 * 256 * 1024);
+  EXPECT_LT(got, expected + 5 * 256 * 1024 + 64 * 1024);
+}
+
 TEST(ShimCounts, ReallocThatMovesAddsReallocCopiedBytes) {
   TempDir dir;
   ShimRun run = run_with_shim(dir, {test_program("realloc_move")}, {{"ACCOUNT_SAMPLE_MS", "0"}});
