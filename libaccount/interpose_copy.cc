@@ -2,10 +2,10 @@
 // (IFUNC-selected) implementation. Only calls that reach the PLT are seen:
 // copies the compiler inlines and copies inside libc itself are not.
 //
-// Each function has a fast path with no stack frame (an owned slot and a
-// resolved function: count, then a tail call) and a cold path that takes the
-// whole call in every other case (first call on a thread, the shared slot,
-// glibc's function not resolved yet).
+// Each function has a fast path with no stack frame (an owned slot: count, then
+// a tail call through g_real_copy, whose entries resolve glibc's functions on
+// first use) and a cold path that takes the whole call in every other case
+// (first call on a thread, the shared slot).
 #include <stddef.h>
 #include <wchar.h>
 
@@ -18,10 +18,9 @@ extern "C" void __chk_fail(void) __attribute__((noreturn));
 
 namespace {
 
-inline bool count_copy_fast(uint64_t bytes, const void* real) {
+inline bool count_copy_fast(uint64_t bytes) {
   Slot* s = tls_slot;
-  if (ACCOUNT_UNLIKELY((load_relaxed(&s->detour) & kDetourAll) != 0 || real == nullptr))
-    return false;
+  if (ACCOUNT_UNLIKELY((load_relaxed(&s->detour) & kDetourAll) != 0)) return false;
   add_owned(&s->copied_calls, uint64_t{1});
   add_owned(&s->copied_bytes, bytes);
   return true;
@@ -99,25 +98,25 @@ extern "C" {
 
 __attribute__((visibility("default"))) void* memcpy(void* dst, const void* src, size_t n) {
   auto fn = real(&g_real_copy.memcpy);
-  if (ACCOUNT_LIKELY(count_copy_fast(n, reinterpret_cast<void*>(fn)))) return fn(dst, src, n);
+  if (ACCOUNT_LIKELY(count_copy_fast(n))) return fn(dst, src, n);
   return memcpy_rare(dst, src, n);
 }
 
 __attribute__((visibility("default"))) void* memmove(void* dst, const void* src, size_t n) {
   auto fn = real(&g_real_copy.memmove);
-  if (ACCOUNT_LIKELY(count_copy_fast(n, reinterpret_cast<void*>(fn)))) return fn(dst, src, n);
+  if (ACCOUNT_LIKELY(count_copy_fast(n))) return fn(dst, src, n);
   return memmove_rare(dst, src, n);
 }
 
 __attribute__((visibility("default"))) void* mempcpy(void* dst, const void* src, size_t n) {
   auto fn = real(&g_real_copy.mempcpy);
-  if (ACCOUNT_LIKELY(count_copy_fast(n, reinterpret_cast<void*>(fn)))) return fn(dst, src, n);
+  if (ACCOUNT_LIKELY(count_copy_fast(n))) return fn(dst, src, n);
   return mempcpy_rare(dst, src, n);
 }
 
 __attribute__((visibility("default"))) void bcopy(const void* src, void* dst, size_t n) {
   auto fn = real(&g_real_copy.memmove);
-  if (ACCOUNT_LIKELY(count_copy_fast(n, reinterpret_cast<void*>(fn)))) {
+  if (ACCOUNT_LIKELY(count_copy_fast(n))) {
     fn(dst, src, n);
     return;
   }
@@ -127,7 +126,7 @@ __attribute__((visibility("default"))) void bcopy(const void* src, void* dst, si
 __attribute__((visibility("default"))) void* __memcpy_chk(void* dst, const void* src, size_t n,
                                                           size_t dstlen) {
   auto fn = real(&g_real_copy.memcpy_chk);
-  if (ACCOUNT_LIKELY(count_copy_fast(n, reinterpret_cast<void*>(fn))))
+  if (ACCOUNT_LIKELY(count_copy_fast(n)))
     return fn(dst, src, n, dstlen);
   return memcpy_chk_rare(dst, src, n, dstlen);
 }
@@ -135,7 +134,7 @@ __attribute__((visibility("default"))) void* __memcpy_chk(void* dst, const void*
 __attribute__((visibility("default"))) void* __memmove_chk(void* dst, const void* src, size_t n,
                                                            size_t dstlen) {
   auto fn = real(&g_real_copy.memmove_chk);
-  if (ACCOUNT_LIKELY(count_copy_fast(n, reinterpret_cast<void*>(fn))))
+  if (ACCOUNT_LIKELY(count_copy_fast(n)))
     return fn(dst, src, n, dstlen);
   return memmove_chk_rare(dst, src, n, dstlen);
 }
@@ -143,7 +142,7 @@ __attribute__((visibility("default"))) void* __memmove_chk(void* dst, const void
 __attribute__((visibility("default"))) void* __mempcpy_chk(void* dst, const void* src, size_t n,
                                                            size_t dstlen) {
   auto fn = real(&g_real_copy.mempcpy_chk);
-  if (ACCOUNT_LIKELY(count_copy_fast(n, reinterpret_cast<void*>(fn))))
+  if (ACCOUNT_LIKELY(count_copy_fast(n)))
     return fn(dst, src, n, dstlen);
   return mempcpy_chk_rare(dst, src, n, dstlen);
 }
@@ -151,7 +150,7 @@ __attribute__((visibility("default"))) void* __mempcpy_chk(void* dst, const void
 __attribute__((visibility("default"))) wchar_t* wmemcpy(wchar_t* dst, const wchar_t* src,
                                                         size_t n) {
   auto fn = real(&g_real_copy.wmemcpy);
-  if (ACCOUNT_LIKELY(count_copy_fast(n * sizeof(wchar_t), reinterpret_cast<void*>(fn))))
+  if (ACCOUNT_LIKELY(count_copy_fast(n * sizeof(wchar_t))))
     return fn(dst, src, n);
   return wmemcpy_rare(dst, src, n);
 }
@@ -159,7 +158,7 @@ __attribute__((visibility("default"))) wchar_t* wmemcpy(wchar_t* dst, const wcha
 __attribute__((visibility("default"))) wchar_t* wmemmove(wchar_t* dst, const wchar_t* src,
                                                          size_t n) {
   auto fn = real(&g_real_copy.wmemmove);
-  if (ACCOUNT_LIKELY(count_copy_fast(n * sizeof(wchar_t), reinterpret_cast<void*>(fn))))
+  if (ACCOUNT_LIKELY(count_copy_fast(n * sizeof(wchar_t))))
     return fn(dst, src, n);
   return wmemmove_rare(dst, src, n);
 }

@@ -4,7 +4,58 @@
 
 namespace account {
 
-RealCopy g_real_copy;
+extern "C" void __chk_fail(void) __attribute__((noreturn));
+
+namespace {
+
+// What g_real_copy holds until glibc's functions are found: each resolves them
+// and calls the real one, or copies by hand while resolution is under way. So
+// the interposers' fast paths call through the table with no NULL test.
+void* memcpy_first(void* dst, const void* src, size_t n) {
+  return real_copy_ready() ? g_real_copy.memcpy(dst, src, n) : bootstrap_move(dst, src, n);
+}
+
+void* memmove_first(void* dst, const void* src, size_t n) {
+  return real_copy_ready() ? g_real_copy.memmove(dst, src, n) : bootstrap_move(dst, src, n);
+}
+
+void* mempcpy_first(void* dst, const void* src, size_t n) {
+  if (real_copy_ready()) return g_real_copy.mempcpy(dst, src, n);
+  return static_cast<char*>(bootstrap_move(dst, src, n)) + n;
+}
+
+void* memcpy_chk_first(void* dst, const void* src, size_t n, size_t dstlen) {
+  if (real_copy_ready()) return g_real_copy.memcpy_chk(dst, src, n, dstlen);
+  if (dstlen < n) __chk_fail();
+  return bootstrap_move(dst, src, n);
+}
+
+void* memmove_chk_first(void* dst, const void* src, size_t n, size_t dstlen) {
+  if (real_copy_ready()) return g_real_copy.memmove_chk(dst, src, n, dstlen);
+  if (dstlen < n) __chk_fail();
+  return bootstrap_move(dst, src, n);
+}
+
+void* mempcpy_chk_first(void* dst, const void* src, size_t n, size_t dstlen) {
+  if (real_copy_ready()) return g_real_copy.mempcpy_chk(dst, src, n, dstlen);
+  if (dstlen < n) __chk_fail();
+  return static_cast<char*>(bootstrap_move(dst, src, n)) + n;
+}
+
+wchar_t* wmemcpy_first(wchar_t* dst, const wchar_t* src, size_t n) {
+  if (real_copy_ready()) return g_real_copy.wmemcpy(dst, src, n);
+  return static_cast<wchar_t*>(bootstrap_move(dst, src, n * sizeof(wchar_t)));
+}
+
+wchar_t* wmemmove_first(wchar_t* dst, const wchar_t* src, size_t n) {
+  if (real_copy_ready()) return g_real_copy.wmemmove(dst, src, n);
+  return static_cast<wchar_t*>(bootstrap_move(dst, src, n * sizeof(wchar_t)));
+}
+
+}  // namespace
+
+RealCopy g_real_copy = {memcpy_first,      memmove_first,     mempcpy_first, memcpy_chk_first,
+                        memmove_chk_first, mempcpy_chk_first, wmemcpy_first, wmemmove_first};
 int g_real_copy_ready = 0;
 
 namespace {

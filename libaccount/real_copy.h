@@ -1,4 +1,5 @@
 // glibc's copy functions, found once with dlsym(RTLD_NEXT) and called directly.
+// Until then each entry of g_real_copy is a stand-in that resolves them first.
 #pragma once
 
 #include <stddef.h>

@@ -257,13 +257,22 @@ def main():
     common = ["account"] + [v.split("=", 1)[0] for v in a.variant] + \
         ["memusage", "heaptrack", "time -v"]
     vg = ["dhat", "dhat copy"]
+    # Issue 7's sizes: 25 M malloc/free steps and 30 M copies, each 1-5 s bare.
+    # The "calls only" rows are the worst case (nothing but the calls) and skip
+    # the slowest tools.
     workloads = [
-        ("malloc 1 thread", [([ml, n(100e6), "1"], None)], [([ml, n(3e6), "1"], None)],
+        ("malloc 1 thread", [([ml, n(25e6), "1"], None)], [([ml, n(1e6), "1"], None)],
          None, common + vg),
-        ("malloc 2 threads", [([ml, n(250e6), "2"], None)], [([ml, n(10e6), "2"], None)],
+        ("malloc 2 threads", [([ml, n(25e6), "2"], None)], [([ml, n(1e6), "2"], None)],
          None, common + vg),
-        ("memcpy/memmove", [([cl, n(250e6)], None)], [([cl, n(3e6)], None)],
+        ("memcpy/memmove", [([cl, n(30e6)], None)], [([cl, n(1e6)], None)],
          None, common + vg),
+        ("malloc calls only, 1 thread", [([ml, n(100e6), "1", "calls"], None)], None,
+         None, common[:-3] + ["memusage", "time -v"]),
+        ("malloc calls only, 2 threads", [([ml, n(100e6), "2", "calls"], None)], None,
+         None, common[:-3] + ["time -v"]),
+        ("memcpy calls only, <= 256 B", [([cl, n(200e6), "256"], None)], None,
+         None, common[:-3] + ["memusage", "time -v"]),
         ("git add+commit", [(git + ["add", "-A"], repo),
                             (git + ["commit", "-q", "-m", "tree"], repo)], None,
          reset_wt, ["account", "account run"] + common[1:]),
