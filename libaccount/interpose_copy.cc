@@ -126,40 +126,35 @@ __attribute__((visibility("default"))) void bcopy(const void* src, void* dst, si
 __attribute__((visibility("default"))) void* __memcpy_chk(void* dst, const void* src, size_t n,
                                                           size_t dstlen) {
   auto fn = real(&g_real_copy.memcpy_chk);
-  if (ACCOUNT_LIKELY(count_copy_fast(n)))
-    return fn(dst, src, n, dstlen);
+  if (ACCOUNT_LIKELY(count_copy_fast(n))) return fn(dst, src, n, dstlen);
   return memcpy_chk_rare(dst, src, n, dstlen);
 }
 
 __attribute__((visibility("default"))) void* __memmove_chk(void* dst, const void* src, size_t n,
                                                            size_t dstlen) {
   auto fn = real(&g_real_copy.memmove_chk);
-  if (ACCOUNT_LIKELY(count_copy_fast(n)))
-    return fn(dst, src, n, dstlen);
+  if (ACCOUNT_LIKELY(count_copy_fast(n))) return fn(dst, src, n, dstlen);
   return memmove_chk_rare(dst, src, n, dstlen);
 }
 
 __attribute__((visibility("default"))) void* __mempcpy_chk(void* dst, const void* src, size_t n,
                                                            size_t dstlen) {
   auto fn = real(&g_real_copy.mempcpy_chk);
-  if (ACCOUNT_LIKELY(count_copy_fast(n)))
-    return fn(dst, src, n, dstlen);
+  if (ACCOUNT_LIKELY(count_copy_fast(n))) return fn(dst, src, n, dstlen);
   return mempcpy_chk_rare(dst, src, n, dstlen);
 }
 
 __attribute__((visibility("default"))) wchar_t* wmemcpy(wchar_t* dst, const wchar_t* src,
                                                         size_t n) {
   auto fn = real(&g_real_copy.wmemcpy);
-  if (ACCOUNT_LIKELY(count_copy_fast(n * sizeof(wchar_t))))
-    return fn(dst, src, n);
+  if (ACCOUNT_LIKELY(count_copy_fast(n * sizeof(wchar_t)))) return fn(dst, src, n);
   return wmemcpy_rare(dst, src, n);
 }
 
 __attribute__((visibility("default"))) wchar_t* wmemmove(wchar_t* dst, const wchar_t* src,
                                                          size_t n) {
   auto fn = real(&g_real_copy.wmemmove);
-  if (ACCOUNT_LIKELY(count_copy_fast(n * sizeof(wchar_t))))
-    return fn(dst, src, n);
+  if (ACCOUNT_LIKELY(count_copy_fast(n * sizeof(wchar_t)))) return fn(dst, src, n);
   return wmemmove_rare(dst, src, n);
 }
 
