@@ -5,7 +5,16 @@
 
 namespace account {
 
-Slot g_unclaimed_slot = {.detour = kDetourAll};
+namespace {
+constexpr Slot unclaimed_slot() {
+  Slot s{};
+  s.detour = kDetourAll;
+  return s;
+}
+}  // namespace
+
+// constinit: a dynamic initializer would run after the first malloc.
+constinit Slot g_unclaimed_slot = unclaimed_slot();
 __thread Slot* tls_slot __attribute__((tls_model("initial-exec"))) = &g_unclaimed_slot;
 Region* g_region = nullptr;
 

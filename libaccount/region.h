@@ -27,25 +27,25 @@ constexpr uint32_t kDetourHeap = 2;  // malloc family only: usable sizes need a 
                                      // large allocations are backtraced
 
 struct alignas(128) Slot {
-  uint64_t malloc_calls = 0;
-  uint64_t malloc_bytes = 0;
-  uint64_t free_calls = 0;
-  uint64_t copied_calls = 0;
-  uint64_t copied_bytes = 0;
-  uint64_t realloc_copied_bytes = 0;
+  uint64_t malloc_calls;
+  uint64_t malloc_bytes;
+  uint64_t free_calls;
+  uint64_t copied_calls;
+  uint64_t copied_bytes;
+  uint64_t realloc_copied_bytes;
   // Net usable bytes allocated by this slot's threads and not yet published to
   // Region::heap_published (batched to keep the shared line cold), stored as
   // kHeapPublishBytes + pending: the bytes it may still shrink before it must be
   // published, so a free tests the sign of one subtraction.
-  int64_t heap_shrink_room = 0;
+  int64_t heap_shrink_room;
   // Bytes the slot may still grow before it must look at the heap again: a new
   // peak is possible, or pending reached kHeapPublishBytes (see heap_sync).
-  int64_t heap_grow_room = 0;
+  int64_t heap_grow_room;
   // Highest live-heap figure this slot's threads observed.
-  int64_t heap_peak = 0;
-  uint32_t owned = 0;   // 1 while a thread owns the slot
-  uint32_t shared = 0;  // 1 for the overflow slot: updates must be atomic RMW
-  uint32_t detour = 0;  // kDetour* bits
+  int64_t heap_peak;
+  uint32_t owned;   // 1 while a thread owns the slot
+  uint32_t shared;  // 1 for the overflow slot: updates must be atomic RMW
+  uint32_t detour;  // kDetour* bits
 };
 
 enum ImageState : uint32_t {
