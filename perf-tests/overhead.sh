@@ -14,7 +14,9 @@
 #   --tools T,T  only these tools (account, account run, memusage, heaptrack, time -v,
 #                dhat, dhat copy, and variants)
 #   --variant NAME=LIB  also run the non-git workloads with LD_PRELOAD=LIB (a
-#                prototype of the shim), interleaved like the others
+#                prototype of the shim), interleaved like the others; the build's
+#                libforward_only.so (the floor: forwards, counts nothing) is
+#                always one, as "forward-only", unless --no-floor
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,6 +29,7 @@ only=
 json=
 tools=
 variants=()
+no_floor=
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) runs=$2; shift 2 ;;
@@ -37,7 +40,8 @@ while [ $# -gt 0 ]; do
     --json) json=$2; shift 2 ;;
     --tools) tools=$2; shift 2 ;;
     --variant) variants+=(--variant "$2"); shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --no-floor) no_floor=1; shift ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "overhead.sh: unknown option $1 (try --help)" >&2; exit 1 ;;
   esac
 done
@@ -55,6 +59,9 @@ if [ ! -f "$shim" ] || [ ! -x "$account" ]; then
   echo "  cmake -S $top -B $top/build-bench -DACCOUNT_BUILD_BENCHMARKS=ON && make -C $top/build-bench -j2" >&2
   exit 1
 fi
+
+floor=$build/perf-tests/libforward_only.so
+if [ -z "$no_floor" ] && [ -f "$floor" ]; then variants=(--variant "forward-only=$floor" "${variants[@]}"); fi
 
 work=${work:-$(mktemp -d /tmp/account-overhead.XXXXXX)}
 mkdir -p "$work/bin"

@@ -5,8 +5,9 @@
 #
 # usage: perf-tests/bench/shim_bench.sh [--build DIR] [--rounds N] [--min-time S]
 #                                      [--variant NAME=LIB]...
-#   --variant  also run preloaded with another library (a prototype of the shim, or
-#              a forward-only interposer as the floor), interleaved with the others
+#   --variant  also run preloaded with another library (a prototype of the shim),
+#              interleaved with the others; the build's libforward_only.so (the
+#              floor: forwards, counts nothing) always runs as "forward-only"
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$(dirname "$here")")
@@ -35,6 +36,8 @@ out=$(mktemp -d /tmp/shim-bench.XXXXXX)
 # Newer Google Benchmark wants a unit on --benchmark_min_time; 1.7 rejects one.
 mt=$min_time
 if "$bench" --benchmark_list_tests --benchmark_min_time=1s >/dev/null 2>&1; then mt=${min_time}s; fi
+floor=$build/perf-tests/libforward_only.so
+if [ -f "$floor" ]; then variants=("forward-only=$floor" "${variants[@]}"); fi
 variants=("account=$shim" "${variants[@]}")
 names=bare
 for v in "${variants[@]}"; do names="$names ${v%%=*}"; done
