@@ -50,12 +50,19 @@ Region* private_region() {
   return &g_private_region;
 }
 
-// A slot a thread has just taken: nothing pending (a released slot published
-// its own), and the first allocation syncs.
+// A slot a thread has just taken, already below Region::slot_limit: nothing
+// pending (a released slot published its own), and the first allocation syncs.
 void start_owned_slot(Slot* s) {
   store_relaxed(&s->heap_shrink_room, kHeapPublishBytes);
   store_relaxed(&s->heap_grow_room, int64_t{0});
-  __atomic_store_n(&s->detour, __atomic_load_n(&g_heap_detour, __ATOMIC_SEQ_CST), __ATOMIC_SEQ_CST);
+  // Against a concurrent set_heap_detour: it stores the flag and then walks
+  // the slots below slot_limit, so a value still current after our store
+  // cannot be overwritten by an older one.
+  uint32_t detour;
+  do {
+    detour = __atomic_load_n(&g_heap_detour, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&s->detour, detour, __ATOMIC_SEQ_CST);
+  } while (__atomic_load_n(&g_heap_detour, __ATOMIC_SEQ_CST) != detour);
 }
 
 Region* ensure_region() {
@@ -169,8 +176,9 @@ Slot* claim_slot() {
     if (__atomic_compare_exchange_n(&r->slots[i].owned, &expected, 1, false, __ATOMIC_ACQUIRE,
                                     __ATOMIC_RELAXED)) {
       claimed = &r->slots[i];
-      start_owned_slot(claimed);
       raise_to(&r->slot_limit, uint32_t(i + 1));
+      __atomic_thread_fence(__ATOMIC_SEQ_CST);
+      start_owned_slot(claimed);
       break;
     }
   }
@@ -186,8 +194,8 @@ void reset_region_after_fork() {
   g_region = fresh;
   // The forking thread is the only thread of the child: it takes slot 1 again.
   fresh->slots[1].owned = 1;
-  start_owned_slot(&fresh->slots[1]);
   fresh->slot_limit = 2;
+  start_owned_slot(&fresh->slots[1]);
   tls_slot = &fresh->slots[1];
   if (g_release_key_ready) pthread_setspecific(g_release_key, tls_slot);
 }
