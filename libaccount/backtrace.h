@@ -18,7 +18,8 @@ extern uint64_t g_backtrace_min;
 __attribute__((noinline, cold)) void capture_large_allocation(uint64_t requested);
 
 // Points the malloc family at its out-of-line path while it must be there: the
-// usable size needs a call (check_usable_from_header failed) or backtraces are on.
+// allocator is not glibc's, the usable size needs a call (the header check
+// failed), a bootstrap block is out, or backtraces are on.
 void update_heap_detour();
 
 // The compare on the malloc family's out-of-line path.

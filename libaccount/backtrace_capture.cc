@@ -14,6 +14,7 @@
 #include "backtrace_store.h"
 #include "backtrace_unwind.h"
 #include "counters.h"
+#include "next_allocator.h"
 #include "settings.h"
 #include "text_buffer.h"
 #include "usable_size.h"
@@ -107,7 +108,8 @@ void capture_large_allocation(uint64_t requested) {
 }
 
 void update_heap_detour() {
-  set_heap_detour(!g_usable_from_header || g_backtrace_min != UINT64_MAX);
+  set_heap_detour(!g_usable_from_header || g_backtrace_min != UINT64_MAX || !g_next.is_glibc ||
+                  bootstrap_arena_used());
 }
 
 void start_backtraces() {

@@ -1,29 +1,26 @@
-// The malloc family: count, then forward to glibc's own entry points.
+// The malloc family: count, then forward to the allocator the program would
+// use without the shim (next_allocator.h): glibc's, or one such as jemalloc
+// that comes after the shim in the lookup order.
 //
-// glibc exports __libc_malloc and friends, so no dlsym is needed and nothing
-// recurses during start-up. Live heap is tracked from the usable size of each
-// block (usable_size.h), which lets free() account for a block without a table.
-// malloc and free have a fast path with no stack frame; every rare case (first
-// call on a thread, the shared slot, NULL, a large request to backtrace) takes
-// the whole call out of line.
-#include <dlfcn.h>
+// For glibc (nearly always), malloc and free have a fast path that tests one
+// word of the thread's slot (Slot::detour), calls glibc's __libc_* entry points
+// directly and reads usable sizes from the chunk header (usable_size.h), which
+// lets free() account for a block without a table. Every other case (first
+// call on a thread, the shared slot, no usable size from the header,
+// backtraces on, another allocator, NULL) takes the whole call out of line.
 #include <errno.h>
-#include <malloc.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "backtrace.h"
 #include "counters.h"
+#include "next_allocator.h"
+#include "real_copy.h"
 #include "usable_size.h"
 
 extern "C" {
 void* __libc_malloc(size_t);
-void* __libc_calloc(size_t, size_t);
-void* __libc_realloc(void*, size_t);
 void __libc_free(void*);
-void* __libc_memalign(size_t, size_t);
-void* __libc_valloc(size_t);
-void* __libc_pvalloc(size_t);
 }
 
 namespace account {
@@ -38,35 +35,45 @@ inline void count_alloc(uint64_t requested, void* result) {
   maybe_capture(requested);
 }
 
-inline bool is_power_of_two(size_t x) {
-  return x != 0 && (x & (x - 1)) == 0;
-}
-
-// glibc's own aligned_alloc: which alignments it accepts changed between
-// releases (2.36 takes any, as memalign does; 2.38 wants a power of two).
-using AlignedAllocFn = void* (*)(size_t, size_t);
-AlignedAllocFn g_real_aligned_alloc = nullptr;
-
-__attribute__((constructor(101))) void resolve_aligned_alloc() {
-  g_real_aligned_alloc = reinterpret_cast<AlignedAllocFn>(dlsym(RTLD_NEXT, "aligned_alloc"));
+__attribute__((constructor(101))) void start_allocator() {
+  next_allocator_ready();
   check_usable_from_header();
   update_heap_detour();
 }
 
+// While the next allocator is being found (next_allocator_ready() false), the
+// calls dlsym makes are served from the bootstrap arena, uncounted.
+size_t checked_product(size_t n, size_t size) {
+  size_t bytes;
+  return __builtin_mul_overflow(n, size, &bytes) ? SIZE_MAX : bytes;
+}
+
 __attribute__((noinline, cold)) void* malloc_rare(size_t size) {
-  void* p = __libc_malloc(size);
+  if (!next_allocator_ready()) return bootstrap_alloc(size, 16);
+  void* p = g_next.malloc(size);
   count_alloc(size, p);
   return p;
 }
 
 __attribute__((noinline, cold)) void free_rare(void* ptr) {
+  if (is_bootstrap_block(ptr)) return;  // never reused
   count_free_call(usable(ptr));
-  __libc_free(ptr);
+  g_next.free(ptr);
 }
 
 __attribute__((noinline, cold)) void free_after_sync(Slot* s, void* ptr) {
   heap_sync(s);
   __libc_free(ptr);
+}
+
+// realloc of a bootstrap block: a new block and a copy; the old one stays.
+void* realloc_bootstrap_block(void* ptr, size_t size) {
+  void* p = next_allocator_ready() ? g_next.malloc(size) : bootstrap_alloc(size, 16);
+  if (p) {
+    size_t old = bootstrap_block_size(ptr);
+    uncounted_copy(p, ptr, old < size ? old : size);
+  }
+  return p;
 }
 
 }  // namespace
@@ -100,16 +107,19 @@ __attribute__((visibility("default"))) void free(void* ptr) {
 }
 
 __attribute__((visibility("default"))) void* calloc(size_t n, size_t size) {
+  if (!next_allocator_ready()) return bootstrap_alloc(checked_product(n, size), 16);
   size_t bytes;
-  if (__builtin_mul_overflow(n, size, &bytes)) bytes = 0;  // glibc fails it: nothing requested
-  void* p = __libc_calloc(n, size);
+  if (__builtin_mul_overflow(n, size, &bytes)) bytes = 0;  // it fails: nothing requested
+  void* p = g_next.calloc(n, size);
   count_alloc(bytes, p);
   return p;
 }
 
 __attribute__((visibility("default"))) void* realloc(void* ptr, size_t size) {
+  if (is_bootstrap_block(ptr)) return realloc_bootstrap_block(ptr, size);
+  if (!next_allocator_ready()) return ptr ? nullptr : bootstrap_alloc(size, 16);
   int64_t old_usable = usable(ptr);
-  void* p = __libc_realloc(ptr, size);
+  void* p = g_next.realloc(ptr, size);
   // A NULL result: realloc(ptr, 0) freed ptr; any other failure left it alone.
   int64_t new_usable = p ? usable(p) : (size == 0 ? 0 : old_usable);
   uint64_t moved = 0;
@@ -122,7 +132,7 @@ __attribute__((visibility("default"))) void* realloc(void* ptr, size_t size) {
 __attribute__((visibility("default"))) void* reallocarray(void* ptr, size_t n, size_t size) {
   size_t bytes;
   if (__builtin_mul_overflow(n, size, &bytes)) {
-    count_malloc_call(0, 0);  // glibc fails it: nothing requested
+    count_malloc_call(0, 0);  // it fails: nothing requested
     errno = ENOMEM;
     return nullptr;
   }
@@ -130,43 +140,46 @@ __attribute__((visibility("default"))) void* reallocarray(void* ptr, size_t n, s
 }
 
 __attribute__((visibility("default"))) void* memalign(size_t alignment, size_t size) {
-  void* p = __libc_memalign(alignment, size);
+  if (!next_allocator_ready()) return bootstrap_alloc(size, alignment);
+  void* p = g_next.memalign(alignment, size);
   count_alloc(size, p);
   return p;
 }
 
 __attribute__((visibility("default"))) void* aligned_alloc(size_t alignment, size_t size) {
-  AlignedAllocFn real = g_real_aligned_alloc;
-  void* p = real ? real(alignment, size) : __libc_memalign(alignment, size);
+  if (!next_allocator_ready()) return bootstrap_alloc(size, alignment);
+  void* p = g_next.aligned_alloc(alignment, size);
   count_alloc(size, p);
   return p;
 }
 
 __attribute__((visibility("default"))) int posix_memalign(void** out, size_t alignment,
                                                           size_t size) {
-  if (alignment % sizeof(void*) != 0 || !is_power_of_two(alignment / sizeof(void*))) {
-    count_alloc(size, nullptr);
-    return EINVAL;
+  if (!next_allocator_ready()) {
+    void* p = bootstrap_alloc(size, alignment);
+    if (!p) return ENOMEM;
+    *out = p;
+    return 0;
   }
-  int saved = errno;
-  void* p = __libc_memalign(alignment, size);
-  count_alloc(size, p);
-  if (p == nullptr) {
-    errno = saved;
-    return ENOMEM;
-  }
-  *out = p;
-  return 0;
+  int saved = errno;  // posix_memalign reports through its result, never errno
+  void* p = nullptr;
+  int result = g_next.posix_memalign(&p, alignment, size);
+  errno = saved;
+  count_alloc(size, result == 0 ? p : nullptr);
+  if (result == 0) *out = p;
+  return result;
 }
 
 __attribute__((visibility("default"))) void* valloc(size_t size) {
-  void* p = __libc_valloc(size);
+  if (!next_allocator_ready()) return bootstrap_alloc(size, 4096);
+  void* p = g_next.valloc(size);
   count_alloc(size, p);
   return p;
 }
 
 __attribute__((visibility("default"))) void* pvalloc(size_t size) {
-  void* p = __libc_pvalloc(size);
+  if (!next_allocator_ready()) return bootstrap_alloc((size + 4095) & ~size_t{4095}, 4096);
+  void* p = g_next.pvalloc(size);
   count_alloc(size, p);
   return p;
 }

@@ -11,6 +11,8 @@ namespace account {
 bool g_usable_from_header = false;
 
 void check_usable_from_header() {
+  g_usable_from_header = false;
+  if (!next_allocator_ready() || !g_next.is_glibc) return;
   // Small (tcache/fastbin), medium, mmapped and aligned blocks. The mmapped one
   // is above DEFAULT_MMAP_THRESHOLD_MAX (32 MiB): freeing a smaller mmapped
   // block would raise glibc's dynamic mmap threshold and change how the program's
@@ -24,7 +26,7 @@ void check_usable_from_header() {
       g_usable_from_header = true;
       int64_t from_header = usable_size(p);
       g_usable_from_header = false;
-      agree = from_header == static_cast<int64_t>(malloc_usable_size(p));
+      agree = from_header == static_cast<int64_t>(g_next.malloc_usable_size(p));
       __libc_free(p);
     }
   }

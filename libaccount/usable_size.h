@@ -7,10 +7,10 @@
 // malloc).
 #pragma once
 
-#include <malloc.h>
 #include <stdint.h>
 
 #include "atomics.h"
+#include "next_allocator.h"
 
 namespace account {
 
@@ -25,10 +25,11 @@ inline int64_t usable_size_from_header(void* p) {
 // `p` is a live block, never NULL.
 inline int64_t usable_size(void* p) {
   if (ACCOUNT_LIKELY(g_usable_from_header)) return usable_size_from_header(p);
-  return static_cast<int64_t>(malloc_usable_size(p));
+  return static_cast<int64_t>(g_next.malloc_usable_size(p));
 }
 
-// Sets g_usable_from_header if the header agrees with malloc_usable_size.
+// Sets g_usable_from_header if the next allocator is glibc's and the header
+// agrees with its malloc_usable_size.
 void check_usable_from_header();
 
 }  // namespace account

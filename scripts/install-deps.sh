@@ -13,6 +13,8 @@ packages=(
   python3 perl
   # Real programs the robustness tests run under the shim; clang for the fuzzers.
   default-jdk-headless nodejs clang
+  # Other allocators the shim must forward to (tests/libaccount/allocator_test.cc).
+  libjemalloc-dev libtcmalloc-minimal4
 )
 
 missing=()

@@ -1,0 +1,112 @@
+// The shim forwards the malloc family to the allocator the program would use
+// without it (next_allocator.cc): a program on jemalloc or tcmalloc stays on
+// it, with the same output, and every call it makes is counted.
+#include <gtest/gtest.h>
+
+#include "shim_run.h"
+
+namespace account::testing {
+namespace {
+
+struct Counts {
+  long long usable, calls, frees, bytes;
+};
+
+Counts counts_of(const std::string& out) {
+  return {value_after(out, "usable(100)"), value_after(out, "calls"), value_after(out, "frees"),
+          value_after(out, "bytes")};
+}
+
+// Runs foreign_allocator (or its jemalloc build) with LD_PRELOAD as given
+// (nothing: bare) and a record file.
+ShimRun run(const TempDir& dir, const std::string& program, const std::string& preload) {
+  ShimRun r;
+  ProgramOptions options;
+  options.env = clean_env({{"ACCOUNT_OUTPUT", dir.file("records.jsonl")}});
+  if (!preload.empty()) options.env["LD_PRELOAD"] = preload;
+  options.timeout_s = 60;
+  r.output = dir.file("records.jsonl");
+  r.result = run_program({test_program(program)}, options);
+  r.records = read_records(r.output);
+  return r;
+}
+
+// strdup's copy of a 45-character string: the one call libc makes for the
+// program on its own.
+constexpr long long kStrdupBytes = 46;
+
+// The program's own calls are all in the record, with strdup's, and on jemalloc
+// or tcmalloc one more: the emergency exception pool of the libstdc++ they
+// bring in (72704 bytes with GCC 12's; its size depends on the version).
+void expect_counted(const ShimRun& r, const Counts& own, bool with_libstdcxx_pool) {
+  ASSERT_EQ(r.records.processes.size(), 1u) << dump(r);
+  const ProcessRecord& p = r.records.processes.front();
+  EXPECT_EQ(p.malloc_calls, uint64_t(own.calls + 1 + (with_libstdcxx_pool ? 1 : 0))) << dump(r);
+  EXPECT_EQ(p.free_calls, uint64_t(own.frees)) << dump(r);
+  if (with_libstdcxx_pool) {
+    EXPECT_GT(p.malloc_bytes, uint64_t(own.bytes + kStrdupBytes)) << dump(r);
+    EXPECT_LT(p.malloc_bytes, uint64_t(own.bytes + kStrdupBytes + (1 << 20))) << dump(r);
+  } else {
+    EXPECT_EQ(p.malloc_bytes, uint64_t(own.bytes + kStrdupBytes)) << dump(r);
+  }
+  EXPECT_GT(p.heap_peak_bytes, 100000u) << dump(r);  // the 100000-byte realloc was live
+}
+
+TEST(ShimAllocator, GlibcProgramCountsAsBefore) {
+  TempDir dir;
+  ShimRun bare = run(dir, "foreign_allocator", "");
+  ShimRun shim = run(dir, "foreign_allocator", ACCOUNT_SHIM_PATH);
+  ASSERT_EQ(shim.result.status, 0) << dump(shim);
+  EXPECT_EQ(shim.result.out, bare.result.out);
+  EXPECT_EQ(counts_of(shim.result.out).usable, 104);
+  expect_counted(shim, counts_of(shim.result.out), false);
+}
+
+TEST(ShimAllocator, ProgramLinkedWithJemallocStaysOnJemalloc) {
+  TempDir dir;
+  ShimRun bare = run(dir, "foreign_allocator_jemalloc", "");
+  ASSERT_EQ(bare.result.status, 0) << bare.result.err;
+  ASSERT_EQ(counts_of(bare.result.out).usable, 112) << bare.result.out;  // jemalloc's answer
+  ShimRun shim = run(dir, "foreign_allocator_jemalloc", ACCOUNT_SHIM_PATH);
+  ASSERT_EQ(shim.result.status, 0) << dump(shim);
+  EXPECT_EQ(shim.result.out, bare.result.out);
+  EXPECT_EQ(shim.result.err, "");
+  expect_counted(shim, counts_of(shim.result.out), true);
+}
+
+// `allocator` preloaded after the shim: the program runs on it as without the
+// shim, and every call is counted.
+void expect_kept_and_counted(const std::string& allocator) {
+  TempDir dir;
+  ShimRun bare = run(dir, "foreign_allocator", allocator);
+  ShimRun shim = run(dir, "foreign_allocator", std::string(ACCOUNT_SHIM_PATH) + ":" + allocator);
+  ASSERT_EQ(shim.result.status, 0) << dump(shim);
+  EXPECT_EQ(shim.result.out, bare.result.out);
+  EXPECT_EQ(counts_of(shim.result.out).usable, 112);
+  expect_counted(shim, counts_of(shim.result.out), true);
+}
+
+TEST(ShimAllocator, JemallocPreloadedAfterTheShimIsCountedAndKept) {
+  expect_kept_and_counted(ACCOUNT_JEMALLOC_SO);
+}
+
+TEST(ShimAllocator, TcmallocPreloadedAfterTheShimIsCountedAndKept) {
+  expect_kept_and_counted(ACCOUNT_TCMALLOC_SO);
+}
+
+// Preloaded before the shim, jemalloc's malloc is the one the program binds
+// to: the shim sees no malloc-family call (documented), but must not break the
+// program (its start-up check must not hand glibc's blocks to jemalloc).
+TEST(ShimAllocator, JemallocPreloadedBeforeTheShimRunsUnchanged) {
+  TempDir dir;
+  ShimRun bare = run(dir, "foreign_allocator", ACCOUNT_JEMALLOC_SO);
+  ShimRun shim =
+      run(dir, "foreign_allocator", std::string(ACCOUNT_JEMALLOC_SO) + ":" ACCOUNT_SHIM_PATH);
+  ASSERT_EQ(shim.result.status, 0) << dump(shim);
+  EXPECT_EQ(shim.result.out, bare.result.out);
+  ASSERT_EQ(shim.records.processes.size(), 1u) << dump(shim);
+  EXPECT_EQ(shim.records.processes.front().malloc_calls, 0u);
+}
+
+}  // namespace
+}  // namespace account::testing

@@ -1,0 +1,58 @@
+// Runs on whichever allocator the process has (glibc's, or jemalloc/tcmalloc
+// linked in or preloaded) and prints what only that allocator would answer:
+//   usable(100)=N calls=C frees=F bytes=B ok
+// N is 104 with glibc and 112 with jemalloc and tcmalloc; C, F and B are the
+// malloc-family calls, frees and bytes this program made itself. A shim that
+// sent some calls to another allocator than the program's own would crash it
+// (a block freed by the wrong allocator) or change N.
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "say.h"
+
+static unsigned long calls, frees, bytes;
+
+static void* counted(void* p, size_t n) {
+  ++calls;
+  bytes += n;
+  if (!p) abort();
+  return p;
+}
+
+static void release(void* p) {
+  ++frees;
+  free(p);
+}
+
+int main(void) {
+  void* keep[64];
+  for (int i = 0; i < 1000; ++i) {
+    size_t n = 16 + (size_t)(i * 37) % 3000;
+    void* p = counted(malloc(n), n);
+    memset(p, i, n);
+    if (i % 16 == 0)
+      keep[i / 16] = p;
+    else
+      release(p);
+  }
+  void* z = counted(calloc(100, 10), 1000);
+  z = counted(realloc(z, 100000), 100000);
+  void* a = NULL;
+  if (posix_memalign(&a, 64, 256) != 0) abort();
+  counted(a, 256);
+  void* b = counted(aligned_alloc(64, 512), 512);
+  void* m = counted(memalign(128, 300), 300);
+  char* s = strdup("a string libc copies with its own malloc call");
+  if (!s) abort();
+  size_t usable = malloc_usable_size(keep[1] = realloc(keep[1], 100));
+  counted(keep[1], 100);
+  release(s);
+  release(z);
+  release(a);
+  release(b);
+  release(m);
+  for (int i = 0; i < 63; ++i) release(keep[i]);
+  say("usable(100)=%zu calls=%lu frees=%lu bytes=%lu ok\n", usable, calls, frees, bytes);
+  return 0;
+}
