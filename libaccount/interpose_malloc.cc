@@ -41,13 +41,14 @@ __attribute__((constructor(101))) void start_allocator() {
   update_heap_detour();
 }
 
-// While the next allocator is being found (next_allocator_ready() false), the
-// calls dlsym makes are served from the bootstrap arena, uncounted.
+// n * size, or SIZE_MAX (which no allocator can serve) when it overflows.
 size_t checked_product(size_t n, size_t size) {
   size_t bytes;
   return __builtin_mul_overflow(n, size, &bytes) ? SIZE_MAX : bytes;
 }
 
+// While the next allocator is being found (next_allocator_ready() false), the
+// calls dlsym makes are served from the bootstrap arena, uncounted.
 __attribute__((noinline, cold)) void* malloc_rare(size_t size) {
   if (!next_allocator_ready()) return bootstrap_alloc(size, 16);
   void* p = g_next.malloc(size);
