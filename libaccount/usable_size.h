@@ -2,9 +2,10 @@
 // computes it, read straight from the chunk's size word (the 8 bytes before the
 // block; the low 3 bits are flags, bit 1 = IS_MMAPPED): an mmapped chunk's
 // header takes 16 bytes of its size, any other chunk 8. No call, no second
-// cache line. Start-up compares the two on blocks of every kind and keeps
-// calling malloc_usable_size if they ever differ (another layout, a debugging
-// malloc).
+// cache line. Start-up compares the two on small and medium blocks, plain and
+// aligned, and keeps calling malloc_usable_size if they ever differ (another
+// layout, a debugging malloc); the mmapped case is covered by the heap-peak
+// tests (tests/programs/heap_peak.c frees a 3 MiB block).
 #pragma once
 
 #include <stdint.h>

@@ -172,5 +172,22 @@ TEST(ShimCounts, GlibcMmapThresholdUntouched) {
   EXPECT_EQ(run.result.out, plain.out);
 }
 
+// The record's vm_peak_bytes is the kernel's VmPeak: whatever the shim maps
+// and unmaps at start-up would show in every process's Size column. A program
+// that unmaps nothing itself must end with its peak at most a little above its
+// size (the sampler's first clone shares the memory; glibc's own start-up
+// transients are a few pages).
+TEST(ShimCounts, StartUpLeavesNoVirtualMemoryPeak) {
+  TempDir dir;
+  ProgramResult plain = run_program({test_program("vm_peak")});
+  ShimRun run = run_with_shim(dir, {test_program("vm_peak")});
+  ASSERT_EQ(run.result.status, 0) << dump(run);
+  long long plain_gap =
+      value_after(plain.out, "vm_peak_kib") - value_after(plain.out, "vm_size_kib");
+  long long gap =
+      value_after(run.result.out, "vm_peak_kib") - value_after(run.result.out, "vm_size_kib");
+  EXPECT_LE(gap, plain_gap + 256) << run.result.out << " bare: " << plain.out;
+}
+
 }  // namespace
 }  // namespace account::testing
