@@ -72,8 +72,8 @@ void resolve() {
   g_next.is_glibc = next.is_glibc;
 }
 
-constexpr size_t kArenaBytes = 64 * 1024;
-constexpr size_t kHeader = 16;  // the block's size, kept just below it
+constexpr size_t kArenaBytes = 16 * 1024;  // dlsym's own needs are a few hundred bytes
+constexpr size_t kHeader = 16;             // the block's size, kept just below it
 alignas(4096) unsigned char g_arena[kArenaBytes];
 size_t g_arena_used = 0;
 

@@ -35,7 +35,7 @@ extern NextAllocator g_next;
 // while it is being found (from dlsym): use the bootstrap arena then.
 bool next_allocator_ready();
 
-// The bootstrap arena: 16-byte aligned (or `alignment`, a power of two up to
+// The bootstrap arena (16 KiB): 16-byte aligned (or `alignment`, a power of two up to
 // 4096), zero-filled; NULL when exhausted.
 void* bootstrap_alloc(size_t size, size_t alignment);
 bool is_bootstrap_block(const void* p);
