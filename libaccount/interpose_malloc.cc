@@ -8,6 +8,7 @@
 // lets free() account for a block without a table. Every other case (first
 // call on a thread, the shared slot, no usable size from the header,
 // backtraces on, another allocator, NULL) takes the whole call out of line.
+#include <dlfcn.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -35,7 +36,20 @@ inline void count_alloc(uint64_t requested, void* result) {
   maybe_capture(requested);
 }
 
+}  // namespace
+}  // namespace account
+
+// This library's own malloc (the name `malloc` means the first definition in the
+// lookup order, which may be another library's).
+extern "C" void* account_own_malloc(size_t) noexcept
+    __attribute__((alias("malloc"), visibility("hidden")));
+
+namespace account {
+namespace {
+
 __attribute__((constructor(101))) void start_allocator() {
+  g_malloc_interposed =
+      dlsym(RTLD_DEFAULT, "malloc") == reinterpret_cast<void*>(&account_own_malloc);
   next_allocator_ready();
   check_usable_from_header();
   update_heap_detour();

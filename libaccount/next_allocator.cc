@@ -91,6 +91,8 @@ NextAllocator g_next = {__libc_malloc,
                         no_usable_size,
                         true};
 
+bool g_malloc_interposed = true;
+
 bool next_allocator_ready() {
   int state = __atomic_load_n(&g_state, __ATOMIC_ACQUIRE);
   if (__builtin_expect(state == kResolved, 1)) return true;

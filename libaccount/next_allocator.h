@@ -31,6 +31,12 @@ struct NextAllocator {
 
 extern NextAllocator g_next;
 
+// Whether the program's malloc is the shim's. False when another allocator
+// comes first in the lookup order (preloaded before the shim, or defined by the
+// executable): the program's allocations then never reach the shim, and the
+// record says so ("malloc_interposed": false) rather than show a silent zero.
+extern bool g_malloc_interposed;
+
 // Finds the next allocator on first use. False only for a re-entrant call
 // while it is being found (from dlsym): use the bootstrap arena then.
 bool next_allocator_ready();

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "backtrace_store.h"
+#include "next_allocator.h"
 #include "timeline_store.h"
 
 namespace account {
@@ -112,6 +113,7 @@ void compose_record(TextBuffer& out, const Identity& id, const Settings& setting
   out.field("copied_bytes", t.copied_bytes);
   out.field("copied_calls", t.copied_calls);
   out.field("heap_peak_bytes", uint64_t(t.heap_peak_bytes > 0 ? t.heap_peak_bytes : 0));
+  if (!g_malloc_interposed) out.key("malloc_interposed"), out.put("false");
   uint64_t sampled_size =
       max_u64(load_relaxed(&region->sampled_size_peak_bytes), f.last.size_bytes);
   uint64_t sampled_rss =
@@ -173,7 +175,9 @@ void compose_summary(TextBuffer& out, const Identity& id, const Region* region,
   out.put_uint(t.free_calls);
   out.put(" frees, heap peak ");
   put_mib(out, uint64_t(t.heap_peak_bytes > 0 ? t.heap_peak_bytes : 0));
-  out.put(")\n");
+  out.put(")");
+  if (!g_malloc_interposed) out.put(" [malloc not seen: another allocator precedes the shim]");
+  out.put("\n");
 }
 
 int append_record(const Settings& settings, int pid, const char* data, uint64_t len, char* path,

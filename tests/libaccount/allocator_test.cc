@@ -50,6 +50,7 @@ void expect_counted(const ShimRun& r, const Counts& own, bool with_libstdcxx_poo
     EXPECT_EQ(p.malloc_bytes, uint64_t(own.bytes + kStrdupBytes)) << dump(r);
   }
   EXPECT_GT(p.heap_peak_bytes, 100000u) << dump(r);  // the 100000-byte realloc was live
+  EXPECT_EQ(slurp(r.output).find("malloc_interposed"), std::string::npos) << dump(r);
 }
 
 TEST(ShimAllocator, GlibcProgramCountsAsBefore) {
@@ -95,8 +96,9 @@ TEST(ShimAllocator, TcmallocPreloadedAfterTheShimIsCountedAndKept) {
 }
 
 // Preloaded before the shim, jemalloc's malloc is the one the program binds
-// to: the shim sees no malloc-family call (documented), but must not break the
-// program (its start-up check must not hand glibc's blocks to jemalloc).
+// to: the shim sees no malloc-family call, says so in the record, and must not
+// break the program (its start-up check must not hand glibc's blocks to
+// jemalloc).
 TEST(ShimAllocator, JemallocPreloadedBeforeTheShimRunsUnchanged) {
   TempDir dir;
   ShimRun bare = run(dir, "foreign_allocator", ACCOUNT_JEMALLOC_SO);
@@ -106,6 +108,8 @@ TEST(ShimAllocator, JemallocPreloadedBeforeTheShimRunsUnchanged) {
   EXPECT_EQ(shim.result.out, bare.result.out);
   ASSERT_EQ(shim.records.processes.size(), 1u) << dump(shim);
   EXPECT_EQ(shim.records.processes.front().malloc_calls, 0u);
+  EXPECT_NE(slurp(shim.output).find(R"("malloc_interposed":false)"), std::string::npos)
+      << dump(shim);
 }
 
 }  // namespace
