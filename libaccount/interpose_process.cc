@@ -1,6 +1,5 @@
 // exec and _exit: the two ways a process image ends without running exit
 // handlers. Each writes the image's record first, then does the real thing.
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -9,6 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "find_next.h"
 #include "lifecycle.h"
 #include "will_exec.h"
 
@@ -30,11 +30,12 @@ struct RealExec {
 
 void resolve_exec() {
   if (g_exec.execve) return;
-  g_exec.execvpe = reinterpret_cast<ExecvpeFn>(dlsym(RTLD_NEXT, "execvpe"));
-  g_exec.fexecve = reinterpret_cast<FexecveFn>(dlsym(RTLD_NEXT, "fexecve"));
-  g_exec.execveat = reinterpret_cast<ExecveatFn>(dlsym(RTLD_NEXT, "execveat"));
-  __atomic_store_n(&g_exec.execve, reinterpret_cast<ExecveFn>(dlsym(RTLD_NEXT, "execve")),
-                   __ATOMIC_RELEASE);
+  find_next(&g_exec.execvpe, "execvpe");
+  find_next(&g_exec.fexecve, "fexecve");
+  find_next(&g_exec.execveat, "execveat");
+  ExecveFn execve = nullptr;
+  find_next(&execve, "execve");
+  __atomic_store_n(&g_exec.execve, execve, __ATOMIC_RELEASE);
 }
 
 // Resolved at start-up: a vfork child must not call dlsym.

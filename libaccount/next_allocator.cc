@@ -1,8 +1,9 @@
 #include "next_allocator.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdint.h>
+
+#include "find_next.h"
 
 extern "C" {
 void* __libc_malloc(size_t);
@@ -38,38 +39,22 @@ void* glibc_aligned_alloc(size_t alignment, size_t size) {
 enum State : int { kUnresolved = 0, kResolving = 1, kResolved = 2 };
 int g_state = kUnresolved;
 
-template <typename F>
-void find(F* slot, const char* name) {
-  if (void* f = dlsym(RTLD_NEXT, name)) *slot = reinterpret_cast<F>(f);
-}
-
+// Written field by field before g_state says resolved; until then the rare
+// paths use the arena and read none of it.
 void resolve() {
-  NextAllocator next = g_next;
-  find(&next.malloc, "malloc");
-  find(&next.free, "free");
-  find(&next.calloc, "calloc");
-  find(&next.realloc, "realloc");
-  find(&next.memalign, "memalign");
-  find(&next.aligned_alloc, "aligned_alloc");
-  find(&next.posix_memalign, "posix_memalign");
-  find(&next.valloc, "valloc");
-  find(&next.pvalloc, "pvalloc");
-  find(&next.malloc_usable_size, "malloc_usable_size");
-  next.is_glibc = next.malloc == &__libc_malloc && next.free == &__libc_free &&
-                  next.calloc == &__libc_calloc && next.realloc == &__libc_realloc &&
-                  next.memalign == &__libc_memalign;
-  // Field by field: a struct assignment could become a memcpy call.
-  g_next.malloc = next.malloc;
-  g_next.free = next.free;
-  g_next.calloc = next.calloc;
-  g_next.realloc = next.realloc;
-  g_next.memalign = next.memalign;
-  g_next.aligned_alloc = next.aligned_alloc;
-  g_next.posix_memalign = next.posix_memalign;
-  g_next.valloc = next.valloc;
-  g_next.pvalloc = next.pvalloc;
-  g_next.malloc_usable_size = next.malloc_usable_size;
-  g_next.is_glibc = next.is_glibc;
+  find_next(&g_next.malloc, "malloc");
+  find_next(&g_next.free, "free");
+  find_next(&g_next.calloc, "calloc");
+  find_next(&g_next.realloc, "realloc");
+  find_next(&g_next.memalign, "memalign");
+  find_next(&g_next.aligned_alloc, "aligned_alloc");
+  find_next(&g_next.posix_memalign, "posix_memalign");
+  find_next(&g_next.valloc, "valloc");
+  find_next(&g_next.pvalloc, "pvalloc");
+  find_next(&g_next.malloc_usable_size, "malloc_usable_size");
+  g_next.is_glibc = g_next.malloc == &__libc_malloc && g_next.free == &__libc_free &&
+                    g_next.calloc == &__libc_calloc && g_next.realloc == &__libc_realloc &&
+                    g_next.memalign == &__libc_memalign;
 }
 
 constexpr size_t kArenaBytes = 16 * 1024;  // dlsym's own needs are a few hundred bytes

@@ -1,6 +1,6 @@
 #include "real_copy.h"
 
-#include <dlfcn.h>
+#include "find_next.h"
 
 namespace account {
 
@@ -60,27 +60,17 @@ int g_real_copy_ready = 0;
 
 namespace {
 int g_resolving = 0;
-
-template <typename F>
-void find(F* slot, const char* name) {
-  *slot = reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
-}
 }  // namespace
 
 bool resolve_real_copy() {
   if (__atomic_exchange_n(&g_resolving, 1, __ATOMIC_ACQ_REL) != 0)
     return __atomic_load_n(&g_real_copy_ready, __ATOMIC_ACQUIRE);
-  RealCopy r;
-  find(&r.memcpy, "memcpy");
-  find(&r.memmove, "memmove");
-  find(&r.mempcpy, "mempcpy");
-  find(&r.memcpy_chk, "__memcpy_chk");
-  find(&r.memmove_chk, "__memmove_chk");
-  find(&r.mempcpy_chk, "__mempcpy_chk");
-  find(&r.wmemcpy, "wmemcpy");
-  find(&r.wmemmove, "wmemmove");
-  bool complete = r.memcpy && r.memmove && r.mempcpy && r.memcpy_chk && r.memmove_chk &&
-                  r.mempcpy_chk && r.wmemcpy && r.wmemmove;
+  RealCopy r{};
+  bool complete = find_next(&r.memcpy, "memcpy") & find_next(&r.memmove, "memmove") &
+                  find_next(&r.mempcpy, "mempcpy") & find_next(&r.memcpy_chk, "__memcpy_chk") &
+                  find_next(&r.memmove_chk, "__memmove_chk") &
+                  find_next(&r.mempcpy_chk, "__mempcpy_chk") & find_next(&r.wmemcpy, "wmemcpy") &
+                  find_next(&r.wmemmove, "wmemmove");
   if (complete) {
     // Field by field: a struct assignment could be compiled into a memcpy call.
     g_real_copy.memcpy = r.memcpy;
