@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "file_options.h"
 #include "report.h"
 
 namespace account {
@@ -23,16 +24,8 @@ int command_compare(const Args& args) {
       ("format,f", po::value(&format), "table (default), csv, json or markdown")
       ("names", po::value(&names), "labels for the files, comma-separated (default: file names)")
       ("strict", po::bool_switch(&o.strict), "stop at the first bad line (exit status 1)");
-  po::options_description hidden;
-  hidden.add_options()("files", po::value(&o.files), "record files");
   // clang-format on
-  po::options_description all;
-  all.add(d).add(hidden);
-  po::positional_options_description pos;
-  pos.add("files", -1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-  po::notify(vm);
+  po::variables_map vm = parse_with_files(args, d, &o.files);
   if (vm.count("help")) {
     std::cout << d
               << "\nFor every (test, operation) in any file: one row per file, then the change of"

@@ -7,6 +7,7 @@
 
 #include "backtrace_report.h"
 #include "commands.h"
+#include "file_options.h"
 #include "report.h"
 
 namespace account {
@@ -64,17 +65,8 @@ int command_report(const Args& args) {
       ("backtraces", po::bool_switch(&backtraces),
        "the large-allocation call stacks (ACCOUNT_BACKTRACE_MIN) per operation and process, "
        "symbolized with addr2line");
-  po::options_description hidden;
-  hidden.add_options()("files", po::value(&o.files), "record files");
   // clang-format on
-  po::options_description all;
-  all.add(d).add(hidden);
-  po::positional_options_description pos;
-  pos.add("files", -1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(join_percentiles_key(args)).options(all).positional(pos).run(),
-            vm);
-  po::notify(vm);
+  po::variables_map vm = parse_with_files(join_percentiles_key(args), d, &o.files);
   if (vm.count("help")) {
     std::cout << d << kReportHelp;
     return 0;
