@@ -19,17 +19,36 @@ ShimRun run_processes(const TempDir& dir, const std::vector<std::string>& args, 
   return run_with_shim(dir, argv, env, min_records);
 }
 
+// A run of processes.c that starts one child: the pids it printed and the
+// records of each.
+struct Family {
+  ShimRun run;
+  long long parent = 0;
+  long long child = 0;
+  std::vector<ProcessRecord> of_parent;
+  std::vector<ProcessRecord> of_child;
+};
+
+Family run_family(const TempDir& dir, const std::vector<std::string>& args) {
+  Family f;
+  f.run = run_processes(dir, args);
+  f.parent = value_after(f.run.result.out, "pid");
+  f.child = value_after(f.run.result.out, "child");
+  f.of_parent = records_of_pid(f.run.records, f.parent);
+  f.of_child = records_of_pid(f.run.records, f.child);
+  return f;
+}
+
 TEST(ShimProcesses, ForkChildAndParentCountOnlyTheirOwnCalls) {
   TempDir dir;
-  ShimRun run = run_processes(dir, {"fork"});
+  Family f = run_family(dir, {"fork"});
+  const ShimRun& run = f.run;
   ASSERT_EQ(run.result.status, 0) << dump(run);
-  long long parent = value_after(run.result.out, "pid");
-  long long child = value_after(run.result.out, "child");
   ASSERT_EQ(value_after(run.result.out, "status"), 7) << dump(run);
   ASSERT_TRUE(run.records.bad_lines.empty());
   ASSERT_EQ(run.records.processes.size(), 2u) << dump(run);
 
-  auto p = records_of_pid(run.records, parent);
+  const auto& p = f.of_parent;
   ASSERT_EQ(p.size(), 1u) << dump(run);
   EXPECT_EQ(p[0].malloc_calls, 5u);  // 3 x 1000 before the fork, 2 x 3000 after
   EXPECT_EQ(p[0].malloc_bytes, 3u * 1000 + 2 * 3000);
@@ -39,9 +58,9 @@ TEST(ShimProcesses, ForkChildAndParentCountOnlyTheirOwnCalls) {
   EXPECT_EQ(p[0].end, "exit");
   EXPECT_EQ(p[0].exit_code, 0);
 
-  auto c = records_of_pid(run.records, child);
+  const auto& c = f.of_child;
   ASSERT_EQ(c.size(), 1u) << dump(run);
-  EXPECT_EQ(c[0].ppid, parent);
+  EXPECT_EQ(c[0].ppid, f.parent);
   EXPECT_EQ(c[0].malloc_calls, 5u);
   EXPECT_EQ(c[0].malloc_bytes, 5u * 2000);
   EXPECT_EQ(c[0].free_calls, 5u);
@@ -54,32 +73,30 @@ TEST(ShimProcesses, ForkChildAndParentCountOnlyTheirOwnCalls) {
 
 TEST(ShimProcesses, ForkChildLeavingWithUnderscoreExitIsRecorded) {
   TempDir dir;
-  ShimRun run = run_processes(dir, {"fork_exit_"});
+  Family f = run_family(dir, {"fork_exit_"});
+  const ShimRun& run = f.run;
   ASSERT_EQ(run.result.status, 0) << dump(run);
-  long long parent = value_after(run.result.out, "pid");
-  long long child = value_after(run.result.out, "child");
   EXPECT_EQ(value_after(run.result.out, "status"), 9);
   ASSERT_EQ(run.records.processes.size(), 2u) << dump(run);
-  auto c = records_of_pid(run.records, child);
+  const auto& c = f.of_child;
   ASSERT_EQ(c.size(), 1u) << dump(run);
   EXPECT_EQ(c[0].end, "exit");
   EXPECT_EQ(c[0].exit_code, 9);
   EXPECT_EQ(c[0].malloc_calls, 1u);
   EXPECT_EQ(c[0].malloc_bytes, 123u);
-  auto p = records_of_pid(run.records, parent);
+  const auto& p = f.of_parent;
   ASSERT_EQ(p.size(), 1u);
   EXPECT_EQ(p[0].malloc_calls, 0u);
 }
 
 TEST(ShimProcesses, ForkThenExecRecordsTheChildImageAndTheNewImage) {
   TempDir dir;
-  ShimRun run = run_processes(dir, {"fork_exec", test_program("alloc_pattern")});
+  Family f = run_family(dir, {"fork_exec", test_program("alloc_pattern")});
+  const ShimRun& run = f.run;
   ASSERT_EQ(run.result.status, 0) << dump(run);
-  long long parent = value_after(run.result.out, "pid");
-  long long child = value_after(run.result.out, "child");
   EXPECT_EQ(value_after(run.result.out, "status"), 0);
   ASSERT_EQ(run.records.processes.size(), 3u) << dump(run);
-  auto c = records_of_pid(run.records, child);
+  const auto& c = f.of_child;
   ASSERT_EQ(c.size(), 2u) << dump(run);
   // The forked copy of `processes`, ended by exec: only the child's malloc(500).
   EXPECT_EQ(c[0].end, "exec");
@@ -95,8 +112,8 @@ TEST(ShimProcesses, ForkThenExecRecordsTheChildImageAndTheNewImage) {
   EXPECT_EQ(c[1].exit_code, 0);
   EXPECT_EQ(c[1].malloc_calls, 13u);
   EXPECT_EQ(c[1].malloc_bytes, 1064576u);
-  EXPECT_EQ(c[1].ppid, parent);
-  EXPECT_EQ(records_of_pid(run.records, parent).size(), 1u);
+  EXPECT_EQ(c[1].ppid, f.parent);
+  EXPECT_EQ(f.of_parent.size(), 1u);
 }
 
 TEST(ShimProcesses, FailedExecOfMissingPathThenExecGivesOneExecRecord) {
@@ -161,36 +178,34 @@ TEST(ShimProcesses, FailedExecOfUnknownFormatIsRecordedAsExit) {
 
 TEST(ShimProcesses, PosixSpawnChildIsRecordedSeparately) {
   TempDir dir;
-  ShimRun run = run_processes(dir, {"spawn", test_program("alloc_pattern")});
+  Family f = run_family(dir, {"spawn", test_program("alloc_pattern")});
+  const ShimRun& run = f.run;
   ASSERT_EQ(run.result.status, 0) << dump(run);
-  long long parent = value_after(run.result.out, "pid");
-  long long child = value_after(run.result.out, "child");
   ASSERT_EQ(run.records.processes.size(), 2u) << dump(run);
-  auto p = records_of_pid(run.records, parent);
+  const auto& p = f.of_parent;
   ASSERT_EQ(p.size(), 1u);
   EXPECT_EQ(p[0].malloc_calls, 1u);
   EXPECT_EQ(p[0].malloc_bytes, 10u);
   EXPECT_EQ(p[0].free_calls, 1u);
   EXPECT_EQ(p[0].end, "exit");
-  auto c = records_of_pid(run.records, child);
+  const auto& c = f.of_child;
   ASSERT_EQ(c.size(), 1u) << dump(run);
   EXPECT_EQ(c[0].exe, test_program("alloc_pattern"));
-  EXPECT_EQ(c[0].ppid, parent);
+  EXPECT_EQ(c[0].ppid, f.parent);
   EXPECT_EQ(c[0].malloc_calls, 13u);
   EXPECT_EQ(c[0].end, "exit");
 }
 
 TEST(ShimProcesses, VforkChildGetsNoRecordOfItsOwn) {
   TempDir dir;
-  ShimRun run = run_processes(dir, {"vfork_exec", test_program("alloc_pattern")});
+  Family f = run_family(dir, {"vfork_exec", test_program("alloc_pattern")});
+  const ShimRun& run = f.run;
   ASSERT_EQ(run.result.status, 0) << dump(run);
-  long long parent = value_after(run.result.out, "pid");
-  long long child = value_after(run.result.out, "child");
   ASSERT_EQ(run.records.processes.size(), 2u) << dump(run);
-  auto p = records_of_pid(run.records, parent);
+  const auto& p = f.of_parent;
   ASSERT_EQ(p.size(), 1u);
   EXPECT_EQ(p[0].end, "exit");
-  auto c = records_of_pid(run.records, child);
+  const auto& c = f.of_child;
   ASSERT_EQ(c.size(), 1u);
   EXPECT_EQ(c[0].exe, test_program("alloc_pattern"));
   EXPECT_EQ(c[0].malloc_calls, 13u);
