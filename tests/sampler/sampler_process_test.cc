@@ -28,11 +28,17 @@ ProcessRecord only_record(const std::string& path, const std::string& name) {
   return recs.empty() ? ProcessRecord{} : recs[0];
 }
 
-TEST(SamplerProcess, SampledResidentPeakWithinTwoPercent) {
-  TempDir dir;
+// Run options with the shim preloaded, its records going to dir/r.jsonl.
+ProgramOptions with_shim(const TempDir& dir) {
   ProgramOptions o;
   o.preload = true;
   o.env["ACCOUNT_OUTPUT"] = dir.file("r.jsonl");
+  return o;
+}
+
+TEST(SamplerProcess, SampledResidentPeakWithinTwoPercent) {
+  TempDir dir;
+  ProgramOptions o = with_shim(dir);
   auto r = run_program({program("hold_memory"), "64", "200"}, o);
   ASSERT_EQ(r.status, 0) << r.err;
   uint64_t baseline = std::stoull(r.out);
@@ -50,9 +56,7 @@ TEST(SamplerProcess, SampledResidentPeakWithinTwoPercent) {
 
 TEST(SamplerProcess, KernelPeakShowsSpikeShorterThanInterval) {
   TempDir dir;
-  ProgramOptions o;
-  o.preload = true;
-  o.env["ACCOUNT_OUTPUT"] = dir.file("r.jsonl");
+  ProgramOptions o = with_shim(dir);
   o.env["ACCOUNT_SAMPLE_MS"] = "1000";
   auto r = run_program({program("hold_memory"), "64", "1"}, o);
   ASSERT_EQ(r.status, 0) << r.err;
@@ -66,9 +70,7 @@ TEST(SamplerProcess, KernelPeakShowsSpikeShorterThanInterval) {
 
 TEST(SamplerProcess, NoSamplerWhenIntervalIsZero) {
   TempDir dir;
-  ProgramOptions o;
-  o.preload = true;
-  o.env["ACCOUNT_OUTPUT"] = dir.file("r.jsonl");
+  ProgramOptions o = with_shim(dir);
   o.env["ACCOUNT_SAMPLE_MS"] = "0";
   auto r = run_program({program("hold_memory"), "8", "50"}, o);
   ASSERT_EQ(r.status, 0);
@@ -108,9 +110,7 @@ TEST(SamplerProcess, AbortLeavesSignalRecord) {
 
 TEST(SamplerProcess, WaitSeesOnlyTheTargetsOwnChildren) {
   TempDir dir;
-  ProgramOptions o;
-  o.preload = true;
-  o.env["ACCOUNT_OUTPUT"] = dir.file("r.jsonl");
+  ProgramOptions o = with_shim(dir);
   auto r = run_program({program("reap_children")}, o);
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.out, "reaped 3 foreign 0 strange-signals 0\n");
@@ -138,9 +138,7 @@ TEST(SamplerProcess, CommandSubstitutionReturnsWhenOutputCloses) {
 
 TEST(SamplerProcess, TimelineStaysBoundedOverManySamples) {
   TempDir dir;
-  ProgramOptions o;
-  o.preload = true;
-  o.env["ACCOUNT_OUTPUT"] = dir.file("r.jsonl");
+  ProgramOptions o = with_shim(dir);
   o.env["ACCOUNT_SAMPLE_MS"] = "1";
   o.env["ACCOUNT_TIMELINE"] = "1";
   o.env["ACCOUNT_TIMELINE_POINTS"] = "16";
