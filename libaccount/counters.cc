@@ -133,8 +133,8 @@ void heap_sync(Slot* s) {
       publish_heap(s);
       pending = load_relaxed(&s->heap_shrink_room) - kHeapPublishBytes;
     }
-    // Exact for a single thread; otherwise short by other threads' unpublished
-    // bytes and by what they published since this slot last synced.
+    // Exact for a single thread; with others, off by their unpublished pending
+    // (under kHeapPublishBytes each, either way).
     int64_t live = load_relaxed(&g_region->heap_published) + pending;
     if (live > load_relaxed(&s->heap_peak)) raise_owned(&s->heap_peak, live);
     int64_t room = load_relaxed(&s->heap_peak) - live;

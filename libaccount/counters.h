@@ -45,18 +45,25 @@ void count_copy_shared(Slot* s, uint64_t bytes);
 void count_realloc_shared(Slot* s, uint64_t requested, int64_t old_usable, int64_t new_usable,
                           uint64_t moved);
 
-// Owned slot only. Pending moves first and the room after, in both directions:
-// a signal handler that counts in between then finds the room too small, never
-// too large, so it can cause an early heap_sync but never a missed peak.
+// Owned slot only. A block's growth moves pending first and the room after; a
+// shrink, the room first and pending after. A signal handler that counts in
+// between then finds the room too small, never too large: it can cause an
+// early heap_sync, never a missed peak.
 inline void heap_grow(Slot* s, int64_t bytes) {
   add_owned(&s->heap_shrink_room, bytes);
   if (ACCOUNT_UNLIKELY(sub_owned_goes_negative(&s->heap_grow_room, bytes))) heap_sync(s);
 }
 
+// Owned slot only: heap_shrink's two updates; true when a heap_sync is due
+// (free() calls it so that the sync can share a tail call with glibc's free).
+inline bool heap_shrink_leaves_sync_due(Slot* s, int64_t bytes) {
+  add_owned(&s->heap_grow_room, bytes);
+  return sub_owned_goes_negative(&s->heap_shrink_room, bytes);
+}
+
 // Owned slot only.
 inline void heap_shrink(Slot* s, int64_t bytes) {
-  add_owned(&s->heap_grow_room, bytes);
-  if (ACCOUNT_UNLIKELY(sub_owned_goes_negative(&s->heap_shrink_room, bytes))) heap_sync(s);
+  if (ACCOUNT_UNLIKELY(heap_shrink_leaves_sync_due(s, bytes))) heap_sync(s);
 }
 
 inline void count_copy(uint64_t bytes) {

@@ -114,9 +114,7 @@ __attribute__((visibility("default"))) void free(void* ptr) {
   Slot* s = tls_slot;
   if (ACCOUNT_UNLIKELY(load_relaxed(&s->detour) != 0 || ptr == nullptr)) return free_rare(ptr);
   add_owned(&s->free_calls, uint64_t{1});
-  int64_t bytes = usable_size_from_header(ptr);
-  add_owned(&s->heap_grow_room, bytes);
-  if (ACCOUNT_UNLIKELY(sub_owned_goes_negative(&s->heap_shrink_room, bytes)))
+  if (ACCOUNT_UNLIKELY(heap_shrink_leaves_sync_due(s, usable_size_from_header(ptr))))
     return free_after_sync(s, ptr);
   __libc_free(ptr);
 }
