@@ -10,13 +10,17 @@
 #   --build DIR  a build with libaccount.so and the account tool
 #                (default: build-bench, else build, in the source tree)
 #   --work DIR   scratch space, about 300 MiB (default: a new directory under /tmp)
-#   --only NAME  workloads whose name contains NAME (malloc, memcpy, git, python)
+#   --only NAME  workloads whose name contains NAME (malloc, memcpy, git, python,
+#                process-starts: sh starting 1000 /bin/true, with issue 12's
+#                targets; about a minute alone)
 #   --tools T,T  only these tools (account, account run, memusage, heaptrack, time -v,
-#                dhat, dhat copy, and variants)
+#                dhat, dhat copy, and variants; process starts also has
+#                account sampling off and empty preload)
 #   --variant NAME=LIB  also run the non-git workloads with LD_PRELOAD=LIB (a
 #                prototype of the shim), interleaved like the others; the build's
 #                libforward_only.so (the floor: forwards, counts nothing) is
-#                always one, as "forward-only", unless --no-floor
+#                always one, as "forward-only", unless --no-floor (not on process
+#                starts, whose floor is an empty preload library)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -41,7 +45,7 @@ while [ $# -gt 0 ]; do
     --tools) tools=$2; shift 2 ;;
     --variant) variants+=(--variant "$2"); shift 2 ;;
     --no-floor) no_floor=1; shift ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "overhead.sh: unknown option $1 (try --help)" >&2; exit 1 ;;
   esac
 done
@@ -71,6 +75,8 @@ cc=${CC:-cc}
 for w in malloc_loop copy_loop run_timed; do
   "$cc" -O2 -fno-builtin -Wall -Wextra -pthread -o "$work/bin/$w" "$here/bench/$w.c"
 done
+# The floor of the process-starts rows: a preload library with nothing in it.
+"$cc" -O2 -Wall -Wextra -shared -fPIC -o "$work/bin/libempty_preload.so" "$here/bench/empty_preload.c"
 if [ ! -d "$work/tree" ]; then
   echo "overhead.sh: generating the git tree (2000 files, ~50 MiB)" >&2
   "$here/bench/gen_tree.sh" "$work/tree" 2000 25

@@ -10,6 +10,10 @@ table shows their median and min-max.
 
 Valgrind tools run on a reduced size against bare runs of the same reduced
 size, interleaved the same way.
+
+The "process starts" group (sh starting 1000 /bin/true) measures what a tool
+costs per process image, next to an empty preload library (the floor of any
+preload) and issue 12's targets.
 """
 import argparse
 import glob
@@ -63,16 +67,17 @@ class Tool:
         self.valgrind = valgrind
 
 
-def run_sequence(tool, steps, base_env, rundir):
+def run_sequence(tool, steps, base_env, rundir, err=None):
     launcher = os.path.join(BIN, "run_timed")
-    """steps: list of (argv, cwd). Returns summed wall, max rss, summed cpu."""
+    """steps: list of (argv, cwd). Returns summed wall, max rss, summed cpu.
+    err: where the commands' stderr goes (default: rundir/stderr)."""
     wall = cpu = 0.0
     rss = 0
     for i, (argv, cwd) in enumerate(steps):
         full = tool.prefix(rundir, i) + argv
         full[0] = resolve(full[0])
         w, r, c, st = spawn_wait(full, base_env, tool.env(rundir, i), cwd, os.path.join(rundir, "stdout"),
-                                 os.path.join(rundir, "stderr"), launcher)
+                                 err or os.path.join(rundir, "stderr"), launcher)
         if st != 0:
             log("overhead: %s under %s failed (status %d), see %s" %
                 (argv, tool.name, st, rundir))
@@ -105,6 +110,15 @@ def account_totals(rundir):
     t["wall_s"] = sum((r["end_ns"] - r["start_ns"]) / 1e9 for r in recs)
     t["records"] = len(recs)
     return t
+
+
+def drop_records(rundir):
+    """Removes a run's record file once counted (the process-starts runs write
+    a thousand records each)."""
+    try:
+        os.unlink(os.path.join(rundir, "account.jsonl"))
+    except FileNotFoundError:
+        pass
 
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -145,6 +159,10 @@ def workload_says(rundir, key):
             if line.startswith(key):
                 return dict(kv.split("=") for kv in line.split()[1:])
     return None
+
+
+# Issue 12's targets for the process-starts rows: median wall ratio to bare.
+START_TARGETS = {"account run": 1.25, "account": 1.5, "account sampling off": 1.3}
 
 
 # ----------------------------------------------------------------------------
@@ -202,6 +220,11 @@ def main():
         return {"LD_PRELOAD": a.shim, "ACCOUNT_OUTPUT": os.path.join(rundir, "account.jsonl")}
 
     tools = {"bare": Tool("bare")}
+    empty_so = os.path.join(a.bin, "libempty_preload.so")
+    if os.path.exists(empty_so):
+        tools["empty preload"] = Tool("empty preload", env=lambda rundir, i: {"LD_PRELOAD": empty_so})
+    tools["account sampling off"] = Tool(
+        "account sampling off", env=lambda rundir, i: dict(acct_env(rundir, i), ACCOUNT_SAMPLE_MS="0"))
     tools["account"] = Tool("account", env=acct_env)
     tools["account run"] = Tool(
         "account run",
@@ -240,6 +263,7 @@ def main():
         return str(int(x * scale))
 
     ml = os.path.join(a.bin, "malloc_loop")
+    starts = int(n(1000))
     cl = os.path.join(a.bin, "copy_loop")
     repo = os.path.join(work, "git-wt")
     src = os.path.join(work, "git-src")
@@ -253,7 +277,9 @@ def main():
     def reset_clone():
         shutil.rmtree(dest, ignore_errors=True)
 
-    # name: (full steps, reduced steps for valgrind or None, setup, tools)
+    # name: (full steps, reduced steps for valgrind or None, setup, tools[, options])
+    # options: "stderr" where the commands' stderr goes instead of the run's
+    # directory; "drop_records": remove account's records once counted.
     common = ["account"] + [v.split("=", 1)[0] for v in a.variant] + \
         ["memusage", "heaptrack", "time -v"]
     vg = ["dhat", "dhat copy"]
@@ -280,10 +306,19 @@ def main():
          reset_clone, ["account", "account run"] + common[1:]),
         ("python3 alloc loop", [([py, os.path.join(here, "py_alloc.py"), n(2000)], None)],
          [([py, os.path.join(here, "py_alloc.py"), n(60)], None)], None, common + vg),
+        # Issue 12: what a tool costs per process image. libmemusage (no
+        # MEMUSAGE_OUTPUT) prints a summary per process on stderr: discarded.
+        # 1000 records a run: counted, then removed.
+        ("process starts", [(["sh", os.path.join(here, "starts.sh"), str(starts)], None)], None,
+         None, ["empty preload", "memusage", "account sampling off", "account", "account run"] +
+         [v.split("=", 1)[0] for v in a.variant if not v.startswith("forward-only=")],
+         {"stderr": os.devnull, "drop_records": True}),
     ]
     only = [w for w in a.only.split(",") if w]
     if only:
-        workloads = [w for w in workloads if any(o in w[0] for o in only)]
+        # "process-starts" selects "process starts".
+        workloads = [w for w in workloads
+                     if any(o in w[0] or o in w[0].replace(" ", "-") for o in only)]
 
     # The clone source: the generated tree, committed once.
     if any(w[0].startswith("git") for w in workloads):
@@ -298,7 +333,8 @@ def main():
             subprocess.run(["cp", "-r", a.tree, repo], check=True)
 
     results = []  # dicts: workload, tool, reduced, run, wall, rss, cpu, extra
-    for wname, steps, reduced, setup, wtools in workloads:
+    for wname, steps, reduced, setup, wtools, *wopts in workloads:
+        wopts = wopts[0] if wopts else {}
         wtools = [t for t in wtools if t in tools]
         groups = [(False, steps, ["bare"] + [t for t in wtools if not tools[t].valgrind])]
         vgt = [t for t in wtools if tools[t].valgrind]
@@ -315,16 +351,23 @@ def main():
                     os.makedirs(rundir)
                     if setup:
                         setup()
-                    wall, rss, cpu = run_sequence(tools[tname], st, base_env, rundir)
+                    wall, rss, cpu = run_sequence(tools[tname], st, base_env, rundir,
+                                                  wopts.get("stderr"))
                     log("  %-22s %-12s %s run %d: %.3f s, %d KiB" %
                         (wname, tname, "reduced" if is_reduced else "full", r, wall, rss))
                     if r == 0:
+                        if wopts.get("drop_records"):
+                            drop_records(rundir)
                         continue
                     res = {"workload": wname, "tool": tname, "reduced": is_reduced, "run": r,
                            "wall": wall, "rss": rss, "cpu": cpu, "dir": rundir}
-                    if tname in ("account", "account run"):
+                    if wname == "process starts":
+                        res["starts"] = starts
+                    if tname in ("account", "account run", "account sampling off"):
                         res["account"] = account_totals(rundir)
-                    if tname == "memusage":
+                    if wopts.get("drop_records"):
+                        drop_records(rundir)
+                    if tname == "memusage" and not wopts.get("stderr"):
                         res["memusage"] = memusage_totals(rundir)
                     if tname.startswith("dhat"):
                         res["dhat"] = dhat_totals(rundir)
@@ -391,6 +434,7 @@ def report(results, tool_order):
                        statistics.median(ratios), min(ratios), max(ratios),
                        statistics.median(cpu), min(cpu), max(cpu), rss))
     print()
+    report_starts(results, tool_order, sel)
 
     # --- sampler cost ---
     print("Sampler CPU (ACCOUNT_SAMPLE_MS default 5), summed over records: sampler_cpu_s / process wall")
@@ -419,7 +463,7 @@ def report(results, tool_order):
     print("|---|---|---:|---:|---:|---:|")
     for w in wls:
         acc = [x for x in sel(w, "account", False) if "account" in x]
-        mem = sel(w, "memusage", False)
+        mem = [x for x in sel(w, "memusage", False) if "memusage" in x]
         bare = sel(w, "bare", False)
         me = bare[0].get("self") if bare else None
         if acc and mem:
@@ -458,6 +502,44 @@ def report(results, tool_order):
                       (w, at["malloc_bytes"], b, b - at["malloc_bytes"]))
                 print("| %s (reduced) | heap calls (dhat: blocks) | | %d | %d (dhat) | %+d |" %
                       (w, at["malloc_calls"], c, c - at["malloc_calls"]))
+    print()
+
+
+def report_starts(results, tool_order, sel):
+    """The process-starts group: cost per start and issue 12's targets."""
+    w = "process starts"
+    bare = sel(w, "bare", False)
+    if not bare:
+        return
+    starts = bare[0]["starts"]
+    print("Process starts: sh starting %d /bin/true (%d images a run), %d rounds; median of"
+          % (starts, starts + 1, len(bare)))
+    print("per-round ratios to bare, min-max; ms per start: median of (tool - bare) / %d;"
+          % starts)
+    print("targets: issue 12's, on the median wall ratio")
+    print()
+    print("| tool | wall (s) | wall ratio | min-max | CPU ratio | ms per start | records a run |"
+          " target | |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("| bare | %.3f | 1.000× | | | | | | |" % statistics.median(b["wall"] for b in bare))
+    order = ["empty preload", "memusage", "account sampling off", "account", "account run"]
+    order += [t for t in tool_order if t not in order and t != "bare"]
+    for t in order:
+        xs = sel(w, t, False)
+        if not xs:
+            continue
+        ratios = [x["wall"] / b["wall"] for x, b in zip(xs, bare)]
+        cpu = [x["cpu"] / b["cpu"] for x, b in zip(xs, bare) if b["cpu"] > 0]
+        per = [1000 * (x["wall"] - b["wall"]) / starts for x, b in zip(xs, bare)]
+        recs = [x["account"]["records"] for x in xs if "account" in x]
+        med = statistics.median(ratios)
+        target = START_TARGETS.get(t)
+        print("| %s | %.3f | %.3f× | %.2f–%.2f | %s | %.3f | %s | %s | %s |" %
+              (t, statistics.median(x["wall"] for x in xs), med, min(ratios), max(ratios),
+               "%.3f×" % statistics.median(cpu) if cpu else "–", statistics.median(per),
+               "%.0f" % statistics.median(recs) if recs else "–",
+               "≤ %.2f×" % target if target else "",
+               ("met" if med <= target else "MISSED") if target else ""))
     print()
 
 
