@@ -16,13 +16,15 @@ namespace po = boost::program_options;
 
 int command_compare(const Args& args) {
   CompareOptions o;
-  std::string format = "table", names;
+  std::string format = "table", names, columns;
   po::options_description d("account compare A.jsonl B.jsonl [MORE.jsonl...] [options]");
   // clang-format off
   d.add_options()
       ("help,h", "this help")
       ("format,f", po::value(&format), "table (default), csv, json or markdown")
       ("names", po::value(&names), "labels for the files, comma-separated (default: file names)")
+      ("columns", po::value(&columns),
+       "more columns, a comma list of +NAME: +anon (peak anonymous resident, after Resident)")
       ("strict", po::bool_switch(&o.strict), "stop at the first bad line (exit status 1)");
   // clang-format on
   po::variables_map vm = parse_with_files(args, d, &o.files);
@@ -33,6 +35,12 @@ int command_compare(const Args& args) {
     return 0;
   }
   o.format = format_option(format);
+  if (vm.count("columns")) {
+    std::string error;
+    std::optional<ExtraColumns> extra = parse_columns(columns, &error);
+    if (!extra) throw UsageError{"compare: " + error};
+    o.columns = *extra;
+  }
   if (o.files.size() < 2)
     throw UsageError{"compare: needs at least two record files (try account compare --help)"};
   if (!names.empty()) {

@@ -51,7 +51,7 @@ Format format_option(const std::string& name) {
 
 int command_report(const Args& args) {
   ReportOptions o;
-  std::string format = "table", by, percentiles;
+  std::string format = "table", by, percentiles, columns;
   bool backtraces = false;
   po::options_description d("account report [FILES...] [options]");
   // clang-format off
@@ -61,6 +61,8 @@ int command_report(const Args& args) {
       ("by", po::value(&by), "'process': one row per process image under each operation")
       ("percentiles", po::value(&percentiles)->implicit_value("wall"),
        "distribution over runs of KEY: wall (default), cpu, size, resident, copied, malloc")
+      ("columns", po::value(&columns),
+       "more columns, a comma list of +NAME: +anon (peak anonymous resident, after Resident)")
       ("strict", po::bool_switch(&o.strict), "stop at the first bad line (exit status 1)")
       ("backtraces", po::bool_switch(&backtraces),
        "the large-allocation call stacks (ACCOUNT_BACKTRACE_MIN) per operation and process, "
@@ -73,15 +75,22 @@ int command_report(const Args& args) {
   }
   o.format = format_option(format);
   if (backtraces) {
-    if (o.format != Format::kTable || !by.empty() || vm.count("percentiles"))
+    if (o.format != Format::kTable || !by.empty() || vm.count("percentiles") || vm.count("columns"))
       throw UsageError{
-          "report: --backtraces is text only and takes no --format, --by or --percentiles"};
+          "report: --backtraces is text only and takes no --format, --by, "
+          "--percentiles or --columns"};
     std::string out;
     auto symbolizer = make_addr2line_symbolizer();
     int status = run_backtrace_report(o.files, o.strict, *symbolizer, &out,
                                       [](const std::string& m) { fmt::print(stderr, "{}\n", m); });
     std::fwrite(out.data(), 1, out.size(), stdout);
     return status;
+  }
+  if (vm.count("columns")) {
+    std::string error;
+    std::optional<ExtraColumns> extra = parse_columns(columns, &error);
+    if (!extra) throw UsageError{"report: " + error};
+    o.columns = *extra;
   }
   if (!by.empty()) {
     if (by != "process")
@@ -95,6 +104,7 @@ int command_report(const Args& args) {
           fmt::format("report: --percentiles '{}': use wall, cpu, size, resident, copied or malloc",
                       percentiles)};
     if (o.by_process) throw UsageError{"report: --by process and --percentiles do not combine"};
+    if (vm.count("columns")) throw UsageError{"report: --columns and --percentiles do not combine"};
   }
   std::string out;
   int status = run_report(o, &out, [](const std::string& m) { fmt::print(stderr, "{}\n", m); });

@@ -16,7 +16,7 @@ struct ProcFigures {
   int64_t pid = 0;
   bool exec = false;
   double cpu_s = 0;
-  uint64_t size = 0, rss = 0, copied = 0, malloc = 0;
+  uint64_t size = 0, rss = 0, anon = 0, copied = 0, malloc = 0;
   uint64_t start_ns = 0, end_ns = 0;
 };
 
@@ -27,6 +27,7 @@ ProcFigures figures_of(const ProcessRecord& p) {
   f.cpu_s = p.cpu_user_s + p.cpu_sys_s;
   f.size = std::max(p.vm_peak_bytes, p.sampled_size_peak_bytes);
   f.rss = std::max(p.rss_peak_bytes, p.sampled_rss_peak_bytes);
+  f.anon = p.sampled_rss_anon_peak_bytes;  // the kernel keeps no anonymous peak
   f.copied = p.copied_bytes;
   f.malloc = p.malloc_bytes;
   f.start_ns = p.start_ns;
@@ -44,6 +45,7 @@ ProcessRow row_of(const ProcessRecord& p, const ProcFigures& f) {
   r.cpu_s = f.cpu_s;
   r.size_bytes = f.size;
   r.resident_bytes = f.rss;
+  r.anon_bytes = f.anon;
   r.copied_bytes = f.copied;
   r.malloc_bytes = f.malloc;
   return r;
@@ -54,11 +56,27 @@ struct Pending {
   std::unique_ptr<ProcessRow> row;  // only when keeping processes
 };
 
+// The peak rule of one figure (size, resident, anon) over a run: the larger of
+// the tree record's sampled concurrent peak, where one exists, and the largest
+// single process's peak.
+struct RunPeak {
+  uint64_t tree = 0;
+  uint64_t largest_process = 0;
+
+  void add_process(uint64_t peak) { largest_process = std::max(largest_process, peak); }
+  void merge(const RunPeak& other) {
+    tree = std::max(tree, other.tree);
+    largest_process = std::max(largest_process, other.largest_process);
+  }
+  uint64_t value() const { return std::max(tree, largest_process); }
+};
+
 struct RunAcc {
   bool has_tree = false;
-  uint64_t tree_start = 0, tree_end = 0, tree_size = 0, tree_rss = 0;
+  uint64_t tree_start = 0, tree_end = 0;
   double cpu_s = 0;
-  uint64_t size = 0, rss = 0, copied = 0, malloc = 0, processes = 0;
+  RunPeak size, rss, anon;
+  uint64_t copied = 0, malloc = 0, processes = 0;
   uint64_t min_start = std::numeric_limits<uint64_t>::max(), max_start = 0, max_end = 0;
   std::unordered_map<int64_t, double> exec_cpu;  // pid -> CPU of an image that exec'd
   std::vector<ProcessRow> rows;
@@ -70,8 +88,9 @@ struct RunAcc {
       exec_cpu.erase(f.pid);
       cpu_s += f.cpu_s;
     }
-    size = std::max(size, f.size);
-    rss = std::max(rss, f.rss);
+    size.add_process(f.size);
+    rss.add_process(f.rss);
+    anon.add_process(f.anon);
     copied += f.copied;
     malloc += f.malloc;
     ++processes;
@@ -85,8 +104,9 @@ struct RunAcc {
     for (auto& [pid, cpu] : other.exec_cpu)
       if (!exec_cpu.count(pid)) exec_cpu[pid] = cpu;
     cpu_s += other.cpu_s;
-    size = std::max(size, other.size);
-    rss = std::max(rss, other.rss);
+    size.merge(other.size);
+    rss.merge(other.rss);
+    anon.merge(other.anon);
     copied += other.copied;
     malloc += other.malloc;
     processes += other.processes;
@@ -96,13 +116,22 @@ struct RunAcc {
     for (auto& r : other.rows) rows.push_back(std::move(r));
   }
   bool contains(uint64_t start_ns) const { return start_ns >= tree_start && start_ns <= tree_end; }
+  void set_tree(const TreeRecord& t) {
+    has_tree = true;
+    tree_start = t.start_ns;
+    tree_end = t.end_ns;
+    size.tree = t.sampled_size_peak_bytes;
+    rss.tree = t.sampled_rss_peak_bytes;
+    anon.tree = t.sampled_rss_anon_peak_bytes;
+  }
 
   RunFigures finish() {
     RunFigures r;
     r.cpu_s = cpu_s;
     for (const auto& [pid, cpu] : exec_cpu) r.cpu_s += cpu;
-    r.size_bytes = std::max(size, tree_size);
-    r.resident_bytes = std::max(rss, tree_rss);
+    r.size_bytes = size.value();
+    r.resident_bytes = rss.value();
+    r.anon_bytes = anon.value();
     r.copied_bytes = copied;
     r.malloc_bytes = malloc;
     r.processes = processes;
@@ -188,11 +217,7 @@ void Aggregator::add(const Record& record) {
   const auto& t = std::get<TreeRecord>(record);
   OpState& op = state_->op_of(t.test, t.op);
   RunAcc run;
-  run.has_tree = true;
-  run.tree_start = t.start_ns;
-  run.tree_end = t.end_ns;
-  run.tree_size = t.sampled_size_peak_bytes;
-  run.tree_rss = t.sampled_rss_peak_bytes;
+  run.set_tree(t);
   auto keep = op.pending.begin();
   for (auto it = op.pending.begin(); it != op.pending.end(); ++it) {
     if (run.contains(it->figures.start_ns))
@@ -206,11 +231,7 @@ void Aggregator::add(const Record& record) {
     // The folded processes all belong here; merge so that the older images come first.
     op.lump.merge(std::move(run));
     run = std::move(op.lump);
-    run.has_tree = true;
-    run.tree_start = t.start_ns;
-    run.tree_end = t.end_ns;
-    run.tree_size = t.sampled_size_peak_bytes;
-    run.tree_rss = t.sampled_rss_peak_bytes;
+    run.set_tree(t);
     op.lump = RunAcc{};
   }
   op.windows[t.start_ns] = op.runs.size();
@@ -258,6 +279,7 @@ RunFigures median_of_runs(const std::vector<RunFigures>& runs) {
   m.cpu_s = median<double>(runs, [](const RunFigures& r) { return r.cpu_s; });
   m.size_bytes = median<uint64_t>(runs, [](const RunFigures& r) { return r.size_bytes; });
   m.resident_bytes = median<uint64_t>(runs, [](const RunFigures& r) { return r.resident_bytes; });
+  m.anon_bytes = median<uint64_t>(runs, [](const RunFigures& r) { return r.anon_bytes; });
   m.copied_bytes = median<uint64_t>(runs, [](const RunFigures& r) { return r.copied_bytes; });
   m.malloc_bytes = median<uint64_t>(runs, [](const RunFigures& r) { return r.malloc_bytes; });
   m.wall_s = median<double>(runs, [](const RunFigures& r) { return r.wall_s; });

@@ -19,6 +19,7 @@ struct ProcessRow {
   std::string end;  ///< exit, exec, signal, killed
   double cpu_s = 0;
   uint64_t size_bytes = 0, resident_bytes = 0, copied_bytes = 0, malloc_bytes = 0;
+  uint64_t anon_bytes = 0;  ///< sampled anonymous resident peak (0: not in the record)
 };
 
 /// The figures of one run of an operation (one tree record and its processes).
@@ -26,6 +27,7 @@ struct RunFigures {
   double cpu_s = 0;             ///< user + system, summed over processes
   uint64_t size_bytes = 0;      ///< max(tree sampled size peak, largest process peak)
   uint64_t resident_bytes = 0;  ///< max(tree sampled resident peak, largest process peak)
+  uint64_t anon_bytes = 0;      ///< the same rule for anonymous resident (0: not recorded)
   uint64_t copied_bytes = 0;    ///< summed
   uint64_t malloc_bytes = 0;    ///< summed
   double wall_s = 0;            ///< tree end - start, or the span of the processes

@@ -122,6 +122,7 @@ std::optional<Record> record_from_value(const json::value& value, std::string* r
     f.u64("processes", t.processes);
     f.u64("sampled_size_peak_bytes", t.sampled_size_peak_bytes);
     f.u64("sampled_rss_peak_bytes", t.sampled_rss_peak_bytes);
+    f.u64("sampled_rss_anon_peak_bytes", t.sampled_rss_anon_peak_bytes, false);
     f.u64("samples", t.samples, false);
     f.optional_i64("exit_code", t.exit_code);
     f.optional_i64("signal", t.signal);
@@ -159,6 +160,7 @@ std::optional<Record> record_from_value(const json::value& value, std::string* r
   f.u64("rss_peak_bytes", p.rss_peak_bytes);
   f.u64("sampled_size_peak_bytes", p.sampled_size_peak_bytes);
   f.u64("sampled_rss_peak_bytes", p.sampled_rss_peak_bytes);
+  f.u64("sampled_rss_anon_peak_bytes", p.sampled_rss_anon_peak_bytes, false);
   f.u64("samples", p.samples);
   f.number("sampler_cpu_s", p.sampler_cpu_s, false);
   f.string("end", p.end);

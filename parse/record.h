@@ -35,6 +35,9 @@ struct ProcessRecord {
   uint64_t rss_peak_bytes = 0;
   uint64_t sampled_size_peak_bytes = 0;
   uint64_t sampled_rss_peak_bytes = 0;
+  /// Peak of statm resident minus shared (anonymous memory); 0 when the record
+  /// does not carry the key (an older writer) or nothing was sampled.
+  uint64_t sampled_rss_anon_peak_bytes = 0;
   uint64_t samples = 0;
   double sampler_cpu_s = 0;
   std::string end;  // exit, exec, signal, killed
@@ -53,6 +56,7 @@ struct TreeRecord {
   uint64_t processes = 0;
   uint64_t sampled_size_peak_bytes = 0;
   uint64_t sampled_rss_peak_bytes = 0;
+  uint64_t sampled_rss_anon_peak_bytes = 0;  ///< concurrent anon peak; 0 when absent
   uint64_t samples = 0;
   std::optional<int64_t> exit_code;
   std::optional<int64_t> signal;

@@ -56,6 +56,15 @@ std::vector<size_t> visible_columns(const Table& t) {
   return out;
 }
 
+// CSV and JSON: the columns in order, those marked machine_last moved to the end.
+std::vector<size_t> machine_columns(const Table& t) {
+  std::vector<size_t> out(t.columns.size());
+  for (size_t c = 0; c < out.size(); ++c) out[c] = c;
+  std::stable_partition(out.begin(), out.end(),
+                        [&](size_t c) { return !t.columns[c].machine_last; });
+  return out;
+}
+
 std::string rstrip(std::string s) {
   while (!s.empty() && s.back() == ' ') s.pop_back();
   return s;
@@ -192,16 +201,17 @@ std::string machine_value(const Cell& cell, std::string (*quote)(const std::stri
 class CsvRenderer : public Renderer {
  public:
   std::string render(const Table& t) const override {
+    std::vector<size_t> cols = machine_columns(t);
     std::string out;
-    for (size_t c = 0; c < t.columns.size(); ++c) {
-      if (c) out += ',';
-      out += csv_field(t.columns[c].key);
+    for (size_t i = 0; i < cols.size(); ++i) {
+      if (i) out += ',';
+      out += csv_field(t.columns[cols[i]].key);
     }
     out += '\n';
     for (const Row& r : t.rows) {
-      for (size_t c = 0; c < t.columns.size(); ++c) {
-        if (c) out += ',';
-        out += machine_value(r.cells[c], csv_field, "");
+      for (size_t i = 0; i < cols.size(); ++i) {
+        if (i) out += ',';
+        out += machine_value(r.cells[cols[i]], csv_field, "");
       }
       out += '\n';
     }
@@ -213,13 +223,14 @@ class JsonRenderer : public Renderer {
  public:
   std::string render(const Table& t) const override {
     if (t.rows.empty()) return "[]\n";
+    std::vector<size_t> cols = machine_columns(t);
     std::string out = "[\n";
     for (size_t i = 0; i < t.rows.size(); ++i) {
       out += "  {";
-      for (size_t c = 0; c < t.columns.size(); ++c) {
-        if (c) out += ", ";
-        out += json_string(t.columns[c].key) + ": ";
-        out += machine_value(t.rows[i].cells[c], json_string, "null");
+      for (size_t k = 0; k < cols.size(); ++k) {
+        if (k) out += ", ";
+        out += json_string(t.columns[cols[k]].key) + ": ";
+        out += machine_value(t.rows[i].cells[cols[k]], json_string, "null");
       }
       out += i + 1 < t.rows.size() ? "},\n" : "}\n";
     }

@@ -55,22 +55,30 @@ void add_label_columns(Table& t) {
   t.columns.push_back(op);
 }
 
-size_t add_figure_columns(Table& t) {
+// The figure columns and add_figures below must agree on the extra columns.
+size_t add_figure_columns(Table& t, const ExtraColumns& extra) {
   size_t first = t.columns.size();
   t.columns.push_back(number_column("cpu_s", "", "CPU(s)", "CPU (s)", 6, 2, 2));
   t.columns.push_back(number_column("size_mib", "", "Size  ", "Max size (MiB)", 7, 2, 2));
   t.columns.push_back(
       number_column("resident_mib", "", "Resident ", "Max resident (MiB)", 7, 2, 2));
+  if (extra.anon) {
+    Column anon = number_column("anon_mib", "", "Anon  ", "Max anon (MiB)", 7, 2, 2);
+    anon.machine_last = true;  // the CSV header design.md fixes stays a prefix
+    t.columns.push_back(anon);
+  }
+  size_t last_maximum = t.columns.size() - 1;
   t.columns.push_back(number_column("copied_mib", "Copied", "(MiB) ", "Copied (MiB)", 7, 3, 1));
   t.columns.push_back(number_column("malloc_mib", "Malloc", "(MiB) ", "Malloc (MiB)", 7, 2, 1));
-  t.spans.push_back(Span{first + 1, first + 2, "Maximum (MiB) "});
+  t.spans.push_back(Span{first + 1, last_maximum, "Maximum (MiB) "});
   return first;
 }
 
-void add_figures(Row& r, const RunFigures& f) {
+void add_figures(Row& r, const RunFigures& f, const ExtraColumns& extra) {
   r.cells.push_back(Cell::of_number(f.cpu_s));
   r.cells.push_back(Cell::of_number(mib(f.size_bytes)));
   r.cells.push_back(Cell::of_number(mib(f.resident_bytes)));
+  if (extra.anon) r.cells.push_back(Cell::of_number(mib(f.anon_bytes)));
   r.cells.push_back(Cell::of_number(mib(f.copied_bytes)));
   r.cells.push_back(Cell::of_number(mib(f.malloc_bytes)));
 }
@@ -135,6 +143,37 @@ MetricInfo info_of(Metric m) {
 
 }  // namespace
 
+std::optional<ExtraColumns> parse_columns(std::string_view spec, std::string* error) {
+  struct Known {
+    const char* name;
+    bool ExtraColumns::*flag;
+  };
+  static const Known kKnown[] = {{"anon", &ExtraColumns::anon}};
+  std::string known;
+  for (const Known& k : kKnown) known += fmt::format("{}+{}", known.empty() ? "" : ", ", k.name);
+  ExtraColumns out;
+  size_t at = 0;
+  for (;;) {
+    size_t comma = spec.find(',', at);
+    std::string_view item = spec.substr(at, comma == std::string_view::npos ? comma : comma - at);
+    if (item.size() < 2 || item[0] != '+') {
+      *error = fmt::format("--columns '{}': '{}' is not +NAME (known: {})", spec, item, known);
+      return std::nullopt;
+    }
+    std::string_view name = item.substr(1);
+    const Known* k = std::find_if(std::begin(kKnown), std::end(kKnown),
+                                  [&](const Known& k) { return name == k.name; });
+    if (k == std::end(kKnown)) {
+      *error = fmt::format("--columns '{}': unknown column '{}' (known: {})", spec, name, known);
+      return std::nullopt;
+    }
+    out.*(k->flag) = true;
+    if (comma == std::string_view::npos) break;
+    at = comma + 1;
+  }
+  return out;
+}
+
 std::optional<Metric> parse_metric(std::string_view name) {
   if (name == "wall") return Metric::kWall;
   if (name == "cpu") return Metric::kCpu;
@@ -154,10 +193,10 @@ double percentile(std::vector<double> values, double p) {
   return values[lo] + (values[hi] - values[lo]) * (rank - double(lo));
 }
 
-Table operation_table(const std::vector<Operation>& ops) {
+Table operation_table(const std::vector<Operation>& ops, const ExtraColumns& extra) {
   Table t;
   add_label_columns(t);
-  add_figure_columns(t);
+  add_figure_columns(t, extra);
   t.columns.push_back(runs_column(any_repeated(ops)));
   t.columns.push_back(data_column("wall_s"));
   t.columns.push_back(data_column("processes"));
@@ -167,7 +206,7 @@ Table operation_table(const std::vector<Operation>& ops) {
     r.group = o.test;
     r.cells.push_back(Cell::of_text(o.test));
     r.cells.push_back(Cell::of_text(o.op));
-    add_figures(r, m);
+    add_figures(r, m, extra);
     r.cells.push_back(Cell::of_integer(int64_t(o.runs.size())));
     r.cells.push_back(Cell::of_number(m.wall_s));
     r.cells.push_back(Cell::of_number(double(m.processes)));
@@ -176,10 +215,10 @@ Table operation_table(const std::vector<Operation>& ops) {
   return t;
 }
 
-Table process_table(const std::vector<Operation>& ops) {
+Table process_table(const std::vector<Operation>& ops, const ExtraColumns& extra) {
   Table t;
   add_label_columns(t);
-  add_figure_columns(t);
+  add_figure_columns(t, extra);
   t.columns.push_back(number_column("run", "", "Run", "Run", 3, 2, 0));
   t.columns.push_back(number_column("pid", "", "PID", "PID", 3, 2, 0));
   t.columns.push_back(text_column("end", "End", "End"));
@@ -196,9 +235,10 @@ Table process_table(const std::vector<Operation>& ops) {
         f.cpu_s = p.cpu_s;
         f.size_bytes = p.size_bytes;
         f.resident_bytes = p.resident_bytes;
+        f.anon_bytes = p.anon_bytes;
         f.copied_bytes = p.copied_bytes;
         f.malloc_bytes = p.malloc_bytes;
-        add_figures(r, f);
+        add_figures(r, f, extra);
         r.cells.push_back(Cell::of_integer(int64_t(run + 1)));
         r.cells.push_back(Cell::of_integer(p.pid));
         r.cells.push_back(Cell::of_text(p.end));
@@ -253,7 +293,7 @@ Table percentile_table(const std::vector<Operation>& ops, Metric metric) {
 }
 
 Table compare_table(const std::vector<std::string>& names,
-                    const std::vector<std::vector<Operation>>& inputs) {
+                    const std::vector<std::vector<Operation>>& inputs, const ExtraColumns& extra) {
   // The union of operations: tests in order of first appearance (first input
   // first), each test's operations likewise.
   std::vector<std::string> tests;
@@ -280,7 +320,7 @@ Table compare_table(const std::vector<std::string>& names,
   Column kind = text_column("row", "", "");
   kind.in_table = false;
   t.columns.push_back(kind);
-  add_figure_columns(t);
+  add_figure_columns(t, extra);
   t.columns.push_back(runs_column(repeated));
   Column note = text_column("note", "Note", "Note");
   note.hide_when_empty = true;
@@ -310,7 +350,7 @@ Table compare_table(const std::vector<std::string>& names,
         r.cells.push_back(Cell::of_text(op));
         r.cells.push_back(Cell::of_text(names[i]));
         r.cells.push_back(Cell::of_text("value"));
-        add_figures(r, medians[i]);
+        add_figures(r, medians[i], extra);
         r.cells.push_back(Cell::of_integer(int64_t(slots[i]->runs.size())));
         r.cells.push_back(marking.empty() ? Cell::empty() : Cell::of_text(marking));
         t.rows.push_back(std::move(r));
@@ -325,8 +365,8 @@ Table compare_table(const std::vector<std::string>& names,
         r.cells.push_back(Cell::of_text(fmt::format("{} vs {}", names[i], names[0])));
         r.cells.push_back(Cell::of_text("change_pct"));
         Row a, b;
-        add_figures(a, medians[0]);
-        add_figures(b, medians[i]);
+        add_figures(a, medians[0], extra);
+        add_figures(b, medians[i], extra);
         for (size_t c = 0; c < a.cells.size(); ++c) {
           double base = a.cells[c].number, v = b.cells[c].number;
           if (base == 0)
@@ -412,9 +452,9 @@ int run_report(const ReportOptions& options, std::string* out, const MessageSink
   int status = read_inputs(inputs, options.strict, err);
   if (status == 1) return 1;
   std::vector<Operation> ops = aggregator.finish();
-  Table table = options.by_process    ? process_table(ops)
+  Table table = options.by_process    ? process_table(ops, options.columns)
                 : options.percentiles ? percentile_table(ops, *options.percentiles)
-                                      : operation_table(ops);
+                                      : operation_table(ops, options.columns);
   *out = make_renderer(options.format)->render(table);
   return status;
 }
@@ -438,7 +478,7 @@ int run_compare(const CompareOptions& options, std::string* out, const MessageSi
     status = std::max(status, s);
     ops.push_back(aggregators.back()->finish());
   }
-  *out = make_renderer(options.format)->render(compare_table(names, ops));
+  *out = make_renderer(options.format)->render(compare_table(names, ops, options.columns));
   return status;
 }
 

@@ -20,19 +20,31 @@ enum class Metric { kWall, kCpu, kSize, kResident, kCopied, kMalloc };
 /// "wall", "cpu", "size", "resident", "copied", "malloc"; nullopt otherwise.
 std::optional<Metric> parse_metric(std::string_view name);
 
+/// Figure columns that are off by default, chosen with `--columns +NAME,...`.
+/// Each sits in its section of the text table and Markdown, and after every
+/// other column in CSV and JSON (the default header stays a prefix).
+struct ExtraColumns {
+  bool anon = false;  ///< "+anon": peak anonymous resident, after Resident (`anon_mib`)
+};
+
+/// Parses a comma list of +NAME items ("+anon"). On failure returns nullopt and
+/// puts one line naming the bad item and the known names in *error.
+std::optional<ExtraColumns> parse_columns(std::string_view spec, std::string* error);
+
 /// The Monotone-style table: one row per operation, medians over its runs, a
 /// Runs column in the text table when some operation ran more than once.
-Table operation_table(const std::vector<Operation>& ops);
+Table operation_table(const std::vector<Operation>& ops, const ExtraColumns& extra = {});
 /// One row per process image, under its operation (needs an Aggregator that
 /// keeps processes).
-Table process_table(const std::vector<Operation>& ops);
+Table process_table(const std::vector<Operation>& ops, const ExtraColumns& extra = {});
 /// min, median, avg, p60, p70, p80, p90, p99, max of `metric` over each
 /// operation's runs (linear interpolation between closest ranks).
 Table percentile_table(const std::vector<Operation>& ops, Metric metric);
 /// For each operation in any input: a row per input that has it, then the change
 /// of each later input against the first, in percent.
 Table compare_table(const std::vector<std::string>& names,
-                    const std::vector<std::vector<Operation>>& inputs);
+                    const std::vector<std::vector<Operation>>& inputs,
+                    const ExtraColumns& extra = {});
 
 /// The p-th percentile (0-100) of `values`, linear between closest ranks.
 double percentile(std::vector<double> values, double p);
@@ -45,6 +57,7 @@ struct ReportOptions {
   Format format = Format::kTable;
   bool by_process = false;
   std::optional<Metric> percentiles;
+  ExtraColumns columns;  ///< for the operation and process tables
   bool strict = false;
 };
 
@@ -56,6 +69,7 @@ struct CompareOptions {
   std::vector<std::string> files;  ///< at least two
   std::vector<std::string> names;  ///< empty: the file names
   Format format = Format::kTable;
+  ExtraColumns columns;
   bool strict = false;
 };
 

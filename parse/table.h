@@ -23,6 +23,7 @@ struct Column {
   int decimals = 2;              ///< for number cells in table and Markdown
   bool in_table = true;          ///< shown in the text table and Markdown
   bool hide_when_empty = false;  ///< left out of table and Markdown when no row has a value
+  bool machine_last = false;     ///< in CSV and JSON after every other column
 };
 
 /// A heading over several adjacent columns on the first heading line, placed

@@ -103,9 +103,11 @@ TEST(Aggregate, MedianOfAnEvenNumberOfRunsIsTheMeanOfTheMiddleTwo) {
   std::vector<RunFigures> runs(4);
   double cpu[] = {4, 1, 3, 2};
   for (size_t i = 0; i < 4; ++i) runs[i].cpu_s = cpu[i], runs[i].size_bytes = (i + 1) * 10;
+  for (size_t i = 0; i < 4; ++i) runs[i].anon_bytes = 100 - i * 20;  // 100, 80, 60, 40
   RunFigures m = median_of_runs(runs);
   EXPECT_DOUBLE_EQ(m.cpu_s, 2.5);
   EXPECT_EQ(m.size_bytes, 25u);
+  EXPECT_EQ(m.anon_bytes, 70u);
 }
 
 TEST(Aggregate, ProcessesOutsideEveryTreeFormOneMoreRun) {
@@ -145,6 +147,50 @@ TEST(Aggregate, ManyProcessesBeforeTheirTreeStillJoinIt) {
   EXPECT_DOUBLE_EQ(ops[0].runs[0].cpu_s, 5000.0);
   EXPECT_EQ(ops[0].runs[0].copied_bytes, 10000u);
   EXPECT_EQ(ops[0].runs[1].processes, 1u);
+}
+
+// Anon follows Resident's rule: the larger of the tree's concurrent peak and the
+// largest single process.
+TEST(Aggregate, AnonIsTheLargerOfTheTreePeakAndTheLargestProcess) {
+  Aggregator a;
+  ProcessRecord small = process(1, 10, 0.1, 1), large = process(2, 11, 0.1, 1);
+  small.sampled_rss_anon_peak_bytes = 3 * kMiB;
+  large.sampled_rss_anon_peak_bytes = 5 * kMiB;
+  TreeRecord concurrent = tree(10, 20, 0);  // both ran at once: the tree saw more
+  concurrent.sampled_rss_anon_peak_bytes = 7 * kMiB;
+  a.add(small);
+  a.add(large);
+  a.add(concurrent);
+  ProcessRecord brief = process(3, 30, 0.1, 1);  // a peak between two tree samples
+  brief.sampled_rss_anon_peak_bytes = 9 * kMiB;
+  TreeRecord missed = tree(30, 40, 0);
+  missed.sampled_rss_anon_peak_bytes = 6 * kMiB;
+  a.add(brief);
+  a.add(missed);
+  ProcessRecord alone = process(4, 50, 0.1, 1);  // no tree: the largest process
+  alone.sampled_rss_anon_peak_bytes = 2 * kMiB;
+  a.add(alone);
+  a.add(process(5, 51, 0.1, 1));  // an older record without the key counts as 0
+  auto ops = a.finish();
+  ASSERT_EQ(ops.size(), 1u);
+  ASSERT_EQ(ops[0].runs.size(), 3u);
+  EXPECT_EQ(ops[0].runs[0].anon_bytes, 7 * kMiB);  // tree above the largest process
+  EXPECT_EQ(ops[0].runs[1].anon_bytes, 9 * kMiB);  // process above the tree
+  EXPECT_EQ(ops[0].runs[2].anon_bytes, 2 * kMiB);
+  EXPECT_EQ(median_of_runs(ops[0].runs).anon_bytes, 7 * kMiB);
+}
+
+TEST(Aggregate, AnonFromRecordsWithAndWithoutTheKey) {
+  auto ops = aggregate_file("anon.jsonl", true);
+  ASSERT_EQ(ops.size(), 3u);
+  EXPECT_EQ(ops[0].runs[0].anon_bytes, uint64_t(38.5 * kMiB));   // compile: the tree's
+  EXPECT_EQ(ops[0].runs[0].resident_bytes, 52 * kMiB);           // the same rule
+  EXPECT_EQ(ops[1].runs[0].anon_bytes, uint64_t(60.25 * kMiB));  // link: ld's own
+  EXPECT_EQ(ops[1].runs[0].resident_bytes, 95 * kMiB);
+  EXPECT_EQ(ops[2].runs[0].anon_bytes, 0u);  // strip: the record has no anon key
+  ASSERT_EQ(ops[0].runs[0].process_rows.size(), 2u);
+  EXPECT_EQ(ops[0].runs[0].process_rows[0].anon_bytes, 30 * kMiB);
+  EXPECT_EQ(ops[0].runs[0].process_rows[1].anon_bytes, 10 * kMiB);
 }
 
 TEST(Aggregate, KeepsProcessRowsOnlyWhenAsked) {

@@ -85,6 +85,39 @@ TEST(Cli, UsageErrors) {
             "account: report: --by 'thread': only 'process' is known\n");
 }
 
+TEST(Cli, ColumnsPlusAnon) {
+  Shell report = account("report anon.jsonl --columns +anon --format csv");
+  EXPECT_EQ(report.status, 0);
+  EXPECT_EQ(report.out.substr(0, report.out.find('\n')),
+            "test,operation,cpu_s,size_mib,resident_mib,copied_mib,malloc_mib,runs,wall_s,"
+            "processes,anon_mib");
+  EXPECT_NE(report.out.find("build,compile,1.55,120,52,4,22,1,2,2,38.5\n"), std::string::npos)
+      << report.out;
+  EXPECT_EQ(account("report --columns=+anon anon.jsonl").out,
+            account("report anon.jsonl --columns +anon").out);
+  Shell compare = account("compare anon.jsonl anon.jsonl --names x,y --columns +anon");
+  EXPECT_EQ(compare.status, 0);
+  EXPECT_NE(compare.out.find("Resident    Anon"), std::string::npos) << compare.out;
+}
+
+TEST(Cli, BadColumnsIsAUsageError) {
+  Shell unknown = account("report anon.jsonl --columns +anon,+rss");
+  EXPECT_EQ(unknown.status, 1);
+  EXPECT_EQ(unknown.out, "");
+  EXPECT_EQ(unknown.err,
+            "account: report: --columns '+anon,+rss': unknown column 'rss' (known: +anon)\n");
+  Shell bare = account("report anon.jsonl --columns anon");
+  EXPECT_EQ(bare.status, 1);
+  EXPECT_EQ(bare.err, "account: report: --columns 'anon': 'anon' is not +NAME (known: +anon)\n");
+  Shell compare = account("compare a.jsonl b.jsonl --columns +heap");
+  EXPECT_EQ(compare.status, 1);
+  EXPECT_EQ(compare.err,
+            "account: compare: --columns '+heap': unknown column 'heap' (known: +anon)\n");
+  Shell percentiles = account("report anon.jsonl --columns +anon --percentiles cpu");
+  EXPECT_EQ(percentiles.status, 1);
+  EXPECT_EQ(percentiles.err, "account: report: --columns and --percentiles do not combine\n");
+}
+
 TEST(Cli, CompareNamesAndFormat) {
   Shell s = account("compare a.jsonl b.jsonl --names a,b --format csv");
   EXPECT_EQ(s.status, 0);

@@ -79,6 +79,37 @@ TEST(Compare, MoreThanTwoFilesEachAgainstTheFirst) {
       << r.out;
 }
 
+TEST(Compare, AnonColumnWithItsChange) {
+  // b: the same records with ld's anonymous peak doubled.
+  std::string b = testing::read_file(data_path("anon.jsonl"));
+  size_t at = b.find(R"("sampled_rss_anon_peak_bytes":63176704)");
+  ASSERT_NE(at, std::string::npos);
+  b.replace(at, 38, R"("sampled_rss_anon_peak_bytes":126353408)");
+  testing::TempFile b_file(b);
+  CompareOptions o;
+  o.files = {data_path("anon.jsonl"), b_file.path()};
+  o.names = {"a", "b"};
+  o.columns.anon = true;
+  Outcome r = testing::compare(o);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("     *Test*     Operation  Build   CPU(s)   Size  Resident    Anon      "
+                       "(MiB)    (MiB)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("build           link       b         0.50   210.00    95.00   120.50      "
+                       "16.0      8.0\n"
+                       "build           link       b vs a    0.0%     0.0%     0.0%  +100.0%      "
+                       "0.0%     0.0%\n"),
+            std::string::npos)
+      << r.out;
+  o.format = Format::kCsv;
+  std::string csv = testing::compare(o).out;
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "test,operation,build,row,cpu_s,size_mib,resident_mib,copied_mib,malloc_mib,runs,note,"
+            "anon_mib");
+  EXPECT_NE(csv.find("build,link,b vs a,change_pct,0,0,0,0,0,,,100\n"), std::string::npos) << csv;
+}
+
 TEST(Compare, BadLinesInOneFileGiveStatusTwo) {
   CompareOptions o = ab();
   o.files[1] = data_path("bad.jsonl");

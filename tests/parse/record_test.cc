@@ -82,6 +82,38 @@ TEST(Record, Tree) {
   EXPECT_EQ(t.sampled_size_peak_bytes, 100u);
 }
 
+// sampled_rss_anon_peak_bytes (Release 2) is optional: older records read as 0.
+TEST(Record, AnonPeakIsOptional) {
+  std::string reason;
+  auto without = parse_record(kProcess, &reason);
+  ASSERT_TRUE(without) << reason;
+  EXPECT_EQ(std::get<ProcessRecord>(*without).sampled_rss_anon_peak_bytes, 0u);
+  auto with_key = parse_record(
+      with(kProcess, R"("samples":7)", R"("sampled_rss_anon_peak_bytes":1536,"samples":7)"),
+      &reason);
+  ASSERT_TRUE(with_key) << reason;
+  EXPECT_EQ(std::get<ProcessRecord>(*with_key).sampled_rss_anon_peak_bytes, 1536u);
+  EXPECT_EQ(std::get<ProcessRecord>(*with_key).sampled_rss_peak_bytes, 2000u);
+
+  const std::string tree =
+      R"({"schema":1,"kind":"tree","test":"t","op":"o","start_ns":5,"end_ns":9,"processes":3,)"
+      R"("sampled_size_peak_bytes":100,"sampled_rss_peak_bytes":50})";
+  auto tree_without = parse_record(tree, &reason);
+  ASSERT_TRUE(tree_without) << reason;
+  EXPECT_EQ(std::get<TreeRecord>(*tree_without).sampled_rss_anon_peak_bytes, 0u);
+  RecordParser parser;
+  auto tree_with = parser.parse(with(tree, "}", R"(,"sampled_rss_anon_peak_bytes":40})"), &reason);
+  ASSERT_TRUE(tree_with) << reason;
+  EXPECT_EQ(std::get<TreeRecord>(*tree_with).sampled_rss_anon_peak_bytes, 40u);
+
+  // Present, it is checked like the other byte counts.
+  EXPECT_EQ(reason_of(with(kProcess, R"("samples":7)",
+                           R"("sampled_rss_anon_peak_bytes":-1,"samples":7)")),
+            "\"sampled_rss_anon_peak_bytes\" is not a non-negative integer");
+  EXPECT_EQ(reason_of(with(tree, "}", R"(,"sampled_rss_anon_peak_bytes":"40"})")),
+            "\"sampled_rss_anon_peak_bytes\" is not a non-negative integer");
+}
+
 TEST(Record, Reasons) {
   EXPECT_EQ(reason_of("not json"), "not JSON (syntax error)");
   EXPECT_EQ(reason_of(R"({"schema":1,)"), "not JSON (incomplete JSON)");

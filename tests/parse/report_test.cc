@@ -112,6 +112,90 @@ TEST(Report, PercentileIsLinearBetweenClosestRanks) {
   EXPECT_DOUBLE_EQ(percentile({7}, 60), 7);
 }
 
+// --columns +anon: Anon after Resident in the Maximum section of the text table,
+// after every other column in CSV (the default header stays a prefix).
+ReportOptions with_anon(Format format = Format::kTable) {
+  ReportOptions o = options_for("anon.jsonl", format);
+  o.columns.anon = true;
+  return o;
+}
+
+TEST(Report, AnonColumnInTheTable) {
+  Outcome o = testing::report(with_anon());
+  EXPECT_EQ(o.status, 0);
+  EXPECT_TRUE(o.err.empty());
+  // compile: the tree's concurrent 38.5 MiB; link: ld's own 60.25 MiB, above its
+  // tree's 50; strip: a record without the key.
+  EXPECT_EQ(o.out,
+            "                                              Maximum (MiB)     Copied   Malloc\n"
+            "     *Test*     Operation  CPU(s)   Size  Resident    Anon      (MiB)    (MiB)\n"
+            "--------------- ---------  ------  -------  -------  -------   -------  -------\n"
+            "build           compile      1.55   120.00    52.00    38.50       4.0     22.0\n"
+            "build           link         0.50   210.00    95.00    60.25      16.0      8.0\n"
+            "build           strip        0.05    10.00     4.00     0.00       1.0      0.5\n");
+}
+
+TEST(Report, AnonColumnInCsvComesAfterTheDefaultHeader) {
+  Outcome o = testing::report(with_anon(Format::kCsv));
+  EXPECT_EQ(o.status, 0);
+  EXPECT_EQ(o.out,
+            "test,operation,cpu_s,size_mib,resident_mib,copied_mib,malloc_mib,runs,wall_s,"
+            "processes,anon_mib\n"
+            "build,compile,1.55,120,52,4,22,1,2,2,38.5\n"
+            "build,link,0.5,210,95,16,8,1,1,1,60.25\n"
+            "build,strip,0.05,10,4,1,0.5,1,0.1,1,0\n");
+  // Without --columns the same input has today's header and nothing more.
+  std::string plain = testing::report(options_for("anon.jsonl", Format::kCsv)).out;
+  EXPECT_EQ(
+      plain.substr(0, plain.find('\n')),
+      "test,operation,cpu_s,size_mib,resident_mib,copied_mib,malloc_mib,runs,wall_s,processes");
+}
+
+TEST(Report, AnonColumnInJsonAndMarkdown) {
+  std::string json = testing::report(with_anon(Format::kJson)).out;
+  EXPECT_NE(json.find(R"("processes": 2, "anon_mib": 38.5},)"), std::string::npos) << json;
+  EXPECT_EQ(testing::report(with_anon(Format::kMarkdown)).out,
+            "| Test | Operation | CPU (s) | Max size (MiB) | Max resident (MiB) | Max anon (MiB) "
+            "| Copied (MiB) | Malloc (MiB) |\n"
+            "| :--- | :--- | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+            "| build | compile | 1.55 | 120.00 | 52.00 | 38.50 | 4.0 | 22.0 |\n"
+            "| build | link | 0.50 | 210.00 | 95.00 | 60.25 | 16.0 | 8.0 |\n"
+            "| build | strip | 0.05 | 10.00 | 4.00 | 0.00 | 1.0 | 0.5 |\n");
+}
+
+TEST(Report, AnonColumnByProcess) {
+  ReportOptions o = with_anon();
+  o.by_process = true;
+  Outcome r = testing::report(o);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("build           compile      1.30    80.00    40.00    30.00       3.0     "
+                       "20.0    1   11  exit  cc1      cc1\n"),
+            std::string::npos)
+      << r.out;
+  o.format = Format::kCsv;
+  std::string csv = testing::report(o).out;
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "test,operation,cpu_s,size_mib,resident_mib,copied_mib,malloc_mib,run,pid,end,program,"
+            "argv0,anon_mib");
+  EXPECT_NE(csv.find("build,link,0.5,210,95,16,8,1,13,exit,ld,ld,60.25\n"), std::string::npos)
+      << csv;
+}
+
+TEST(Report, ParseColumns) {
+  std::string error;
+  auto anon = parse_columns("+anon", &error);
+  ASSERT_TRUE(anon) << error;
+  EXPECT_TRUE(anon->anon);
+  EXPECT_TRUE(parse_columns("+anon,+anon", &error));
+  EXPECT_FALSE(parse_columns("+rss", &error));
+  EXPECT_EQ(error, "--columns '+rss': unknown column 'rss' (known: +anon)");
+  EXPECT_FALSE(parse_columns("anon", &error));
+  EXPECT_EQ(error, "--columns 'anon': 'anon' is not +NAME (known: +anon)");
+  EXPECT_FALSE(parse_columns("+anon,", &error));
+  EXPECT_EQ(error, "--columns '+anon,': '' is not +NAME (known: +anon)");
+  EXPECT_FALSE(parse_columns("", &error));
+}
+
 TEST(Report, BadLinesAreNamedSkippedAndCounted) {
   Outcome o = testing::report(options_for("bad.jsonl"));
   EXPECT_EQ(o.status, 2);
