@@ -1,11 +1,14 @@
 // account run: the command under the shim, its process tree sampled, one tree
 // record per run, and the command's own exit status returned.
+#include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,12 +21,16 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <thread>
 
+#include "aggregate.h"
 #include "commands.h"
+#include "image_file.h"
 #include "record.h"
 #include "record_file.h"
+#include "record_writer.h"
 #include "shim_location.h"
 #include "tree_sampler.h"
 #include "values.h"
@@ -99,12 +106,13 @@ struct RunResult {
   bool aborted = false;
   bool started = true;  // false: the command could not be run at all
   uint64_t start_ns = 0, end_ns = 0;
-  uint64_t processes = 0, size_peak = 0, rss_peak = 0, samples = 0;
+  uint64_t processes = 0;
+  SampledPeaks peaks{};
 };
 
-// Reaps every child but `keep` that has exited (samplers, orphans), and reports
-// whether `keep` has exited (held as a zombie, not reaped, so its sampler can
-// still read how it died).
+// Reaps every child but `keep` that has exited (orphans that came back to us),
+// and reports whether `keep` has exited (held as a zombie, not reaped, so the
+// tree sampler can still read how it died).
 bool reap_others(pid_t keep) {
   bool keep_exited = false;
   for (;;) {
@@ -128,9 +136,77 @@ bool reap_others(pid_t keep) {
   return keep_exited;
 }
 
-RunResult run_once(const RunOptions& o) {
+// The run's private directory for image files: on tmpfs, so the counters the
+// processes write never go to a disk. Empty if none can be made (the shim
+// then starts a sampler per image).
+std::string make_image_dir() {
+  std::vector<std::string> bases = {"/dev/shm"};
+  if (const char* tmp = getenv("TMPDIR"); tmp && *tmp) bases.emplace_back(tmp);
+  bases.emplace_back("/tmp");
+  for (const std::string& base : bases) {
+    std::string tmpl = base + "/account-run-XXXXXX";
+    if (mkdtemp(tmpl.data())) return tmpl;  // mode 0700
+  }
+  return "";
+}
+
+// What the tree sampler writes for an image killed before it could copy its
+// own identity and settings into its file.
+std::unique_ptr<ImageInfo> run_fallback_info(const RunOptions& o, const std::string& path) {
+  auto info = std::make_unique<ImageInfo>();
+  Settings& s = info->settings;
+  s.has_output = true;
+  copy_string(s.output, sizeof s.output, path.c_str());
+  copy_string(s.test, sizeof s.test, o.test.c_str());
+  copy_string(s.op, sizeof s.op, o.op.c_str());
+  s.sample_ms = o.interval_ms;
+  return info;
+}
+
+// Closes every descriptor but the tree sampler's (a lingering sampler must not
+// hold a pipe its caller waits on).
+void close_all_but_sampler(const TreeSampler& tree) {
+  std::vector<int> fds;
+  if (DIR* dir = opendir("/proc/self/fd")) {
+    while (dirent* e = readdir(dir))
+      if (e->d_name[0] >= '0' && e->d_name[0] <= '9') fds.push_back(std::atoi(e->d_name));
+    closedir(dir);
+  }
+  for (int fd : fds)
+    if (!tree.owns_descriptor(fd)) close(fd);
+}
+
+// Processes of the run still live after the command ended (daemons): a
+// detached "account-sampler" keeps watching them until they end, so each is
+// still recorded, even if it is killed; then it removes the image directory.
+void linger(TreeSampler& tree, unsigned interval_ms) {
+  pid_t pid = fork();
+  if (pid != 0) return;  // the parent goes on (a failed fork: the images record themselves)
+  setsid();
+  prctl(PR_SET_NAME, "account-sampler", 0, 0, 0);
+  close_all_but_sampler(tree);
+  Ticker ticker(interval_ms);
+  while (tree.running_images() > 0) {
+    pollfd p{tree.wait_fd(), POLLIN, 0};
+    poll(&p, 1, ticker.timeout_ms());
+    tree.handle_ended();
+    if (ticker.due()) tree.tick();
+    tree.settle();
+  }
+  tree.remove_image_dir();
+  _exit(0);
+}
+
+RunResult run_once(const RunOptions& o, const std::string& path) {
   RunResult r;
-  r.start_ns = realtime_ns();
+  std::string image_dir = make_image_dir();
+  if (image_dir.empty())
+    unsetenv(kRunDirVariable);
+  else
+    set_env(kRunDirVariable, image_dir);
+  std::unique_ptr<ImageInfo> fallback = run_fallback_info(o, path);
+  TreeSampler tree(getpid(), image_dir, fallback.get());
+
   std::vector<char*> argv;
   for (const std::string& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -144,6 +220,7 @@ RunResult run_once(const RunOptions& o) {
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
   pid_t child;
+  r.start_ns = realtime_ns();
   int err = posix_spawnp(&child, argv[0], nullptr, &attr, argv.data(), environ);
   posix_spawnattr_destroy(&attr);
   if (err != 0) {
@@ -151,14 +228,18 @@ RunResult run_once(const RunOptions& o) {
     r.status = (err == ENOENT ? 127 : 126) << 8;
     r.started = false;
     r.end_ns = realtime_ns();
+    tree.remove_image_dir();
     return r;
   }
-  TreeSampler tree(getpid());
-  auto interval = std::chrono::milliseconds(o.interval_ms ? o.interval_ms : 5);
+  int child_fd = int(syscall(SYS_pidfd_open, child, 0));
+  Ticker ticker(o.interval_ms ? o.interval_ms : 5);
   auto started = std::chrono::steady_clock::now();
-  auto next = started;
   for (;;) {
-    tree.sample();
+    pollfd fds[2] = {{tree.wait_fd(), POLLIN, 0}, {child_fd, POLLIN, 0}};
+    poll(fds, child_fd >= 0 ? 2 : 1, ticker.timeout_ms());
+    if (fds[1].revents & POLLIN) r.end_ns = realtime_ns();
+    if (ticker.due()) tree.tick();
+    tree.handle_ended();  // before reaping: a zombie still says how it died
     if (reap_others(child)) break;
     if (o.timeout_s > 0 && !r.aborted &&
         std::chrono::steady_clock::now() - started > std::chrono::duration<double>(o.timeout_s)) {
@@ -166,77 +247,64 @@ RunResult run_once(const RunOptions& o) {
       for (pid_t p : tree.live()) kill(p, SIGKILL);
       kill(child, SIGKILL);
     }
-    next += interval;
-    std::this_thread::sleep_until(next);
   }
-  r.end_ns = realtime_ns();
-  // Let the samplers of processes that are gone write their records: each leaves
-  // within one interval; a sampler is still needed for each live process.
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  while (std::chrono::steady_clock::now() < deadline) {
-    tree.sample();
-    reap_others(child);
-    if (tree.samplers_alive() <= tree.live().size()) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  if (r.end_ns == 0) r.end_ns = realtime_ns();
+  if (child_fd >= 0) close(child_fd);
+  size_t running = tree.settle();
   waitpid(child, &r.status, 0);
   reap_others(-1);
   r.processes = tree.processes_seen();
-  r.size_peak = tree.size_peak_bytes();
-  r.rss_peak = tree.rss_peak_bytes();
-  r.samples = tree.samples();
+  r.peaks = tree.peaks();
+  if (running > 0)
+    linger(tree, o.interval_ms ? o.interval_ms : 5);
+  else
+    tree.remove_image_dir();
   return r;
 }
 
 std::string tree_record(const RunOptions& o, const RunResult& r, unsigned run) {
-  json::object t;
-  t["schema"] = 1;
-  t["kind"] = "tree";
-  t["test"] = o.test;
-  t["op"] = o.op;
-  t["run"] = run;
-  t["start_ns"] = r.start_ns;
-  t["end_ns"] = r.end_ns;
-  t["processes"] = r.processes;
-  t["sampled_size_peak_bytes"] = r.size_peak;
-  t["sampled_rss_peak_bytes"] = r.rss_peak;
-  t["samples"] = r.samples;
-  if (WIFSIGNALED(r.status))
-    t["signal"] = WTERMSIG(r.status);
-  else
-    t["exit_code"] = WEXITSTATUS(r.status);
-  t["aborted"] = r.aborted;
-  return json::serialize(t) + "\n";
+  TreeFigures t;
+  t.test = o.test.c_str();
+  t.op = o.op.c_str();
+  t.run = run;
+  t.start_ns = r.start_ns;
+  t.end_ns = r.end_ns;
+  t.processes = r.processes;
+  t.peaks = r.peaks;
+  t.have_status = true;
+  t.wait_status = r.status;
+  t.aborted = r.aborted;
+  std::string line(64 * 1024 + 6 * (o.test.size() + o.op.size()), '\0');
+  TextBuffer out(line.data(), line.size());
+  compose_tree_record(out, t);
+  line.resize(out.size());
+  return line;
 }
 
-// One line for the user: what this run's records add up to.
+// One line for the user: this run's records through the same aggregation as
+// `account report`, so the two can never disagree.
 void print_summary(const RunOptions& o, const std::string& path, std::streamoff from,
                    const RunResult& r, bool temporary) {
   std::ifstream in(path);
   in.seekg(from);
   std::string line, reason;
-  uint64_t processes = 0, copied = 0, malloc_bytes = 0, size = r.size_peak, rss = r.rss_peak;
-  double cpu = 0;
-  while (std::getline(in, line)) {
-    auto rec = parse_record(line, &reason);
-    if (!rec) continue;
-    if (auto* p = std::get_if<ProcessRecord>(&*rec)) {
-      ++processes;
-      cpu += p->cpu_user_s + p->cpu_sys_s;
-      copied += p->copied_bytes;
-      malloc_bytes += p->malloc_bytes;
-      size = std::max(size, p->vm_peak_bytes);
-      rss = std::max(rss, p->rss_peak_bytes);
-    }
-  }
+  Aggregator aggregator;
+  while (std::getline(in, line))
+    if (auto rec = parse_record(line, &reason)) aggregator.add(*rec);
+  RunFigures run;
+  for (const Operation& op : aggregator.finish())
+    if (op.test == o.test && op.op == o.op)
+      for (const RunFigures& f : op.runs)
+        if (f.has_tree) run = f;
   const double mib = 1024.0 * 1024.0;
   std::string label = o.test.empty() && o.op.empty() ? "" : fmt::format("{} {}: ", o.test, o.op);
   fmt::print(stderr,
              "account: {}{} process{}, wall {:.2f} s, cpu {:.2f} s, peak size {:.2f} MiB, "
              "resident {:.2f} MiB, copied {:.1f} MiB, malloc {:.1f} MiB{}{}\n",
-             label, processes, processes == 1 ? "" : "es", double(r.end_ns - r.start_ns) / 1e9, cpu,
-             double(size) / mib, double(rss) / mib, double(copied) / mib,
-             double(malloc_bytes) / mib, r.aborted ? " (aborted: timeout)" : "",
+             label, run.processes, run.processes == 1 ? "" : "es",
+             double(r.end_ns - r.start_ns) / 1e9, run.cpu_s, double(run.size_bytes) / mib,
+             double(run.resident_bytes) / mib, double(run.copied_bytes) / mib,
+             double(run.malloc_bytes) / mib, r.aborted ? " (aborted: timeout)" : "",
              temporary ? "" : fmt::format(" -> {}", path));
 }
 
@@ -307,7 +375,7 @@ int command_run(const Args& args) {
 
   int exit_status = 0;
   for (unsigned run = 1; run <= o.repeat; ++run) {
-    RunResult r = run_once(o);
+    RunResult r = run_once(o, path);
     if (std::string err = append_record_line(path, tree_record(o, r, run)); !err.empty())
       fmt::print(stderr, "account: cannot write the tree record to {}: {}\n", path, err);
     if (!o.quiet && r.started) print_summary(o, path, from, r, temporary);

@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../sampler/proc_files.h"
 #include "backtrace.h"
 #include "backtrace_store.h"
 #include "backtrace_unwind.h"
@@ -35,12 +36,7 @@ int open_log(const char* path) {
   int fd;
   do fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
   while (fd < 0 && errno == EINTR);
-  if (fd >= 0 && fd <= 2) {  // never hold 0, 1 or 2
-    int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-    close(fd);
-    fd = high;
-  }
-  return fd;
+  return fd_above_stdio(fd);
 }
 
 // One JSON line, one write: {"pid":..,"tid":..,"time_ns":..,"size":..,"frames":[..]}.

@@ -5,6 +5,8 @@
 #include <sys/mman.h>
 
 #include "atomics.h"
+#include "counters.h"
+#include "image_file.h"
 #include "real_copy.h"
 #include "settings.h"
 
@@ -12,14 +14,14 @@ namespace account {
 
 BacktraceStore* g_backtrace_store = nullptr;
 
-namespace {
-
-constexpr uint32_t kNoPath = 0xffffffffu;
-
-size_t mapping_size(uint32_t capacity, uint32_t depth) {
+size_t backtrace_mapping_size(uint32_t capacity, uint32_t depth) {
   return sizeof(BacktraceStore) + size_t(capacity) * sizeof(BacktraceGroup) +
          size_t(capacity) * depth * sizeof(uintptr_t);
 }
+
+namespace {
+
+constexpr uint32_t kNoPath = 0xffffffffu;
 
 BacktraceGroup* groups_of(BacktraceStore* s) {
   return reinterpret_cast<BacktraceGroup*>(s + 1);
@@ -205,7 +207,8 @@ bool module_containing(uintptr_t ip, ModuleInfo* out) {
 
 bool create_backtrace_store(uint32_t depth, uint64_t threshold) {
   if (g_backtrace_store) {
-    munmap(g_backtrace_store, mapping_size(g_backtrace_store->capacity, g_backtrace_store->depth));
+    munmap(g_backtrace_store,
+           backtrace_mapping_size(g_backtrace_store->capacity, g_backtrace_store->depth));
     g_backtrace_store = nullptr;
   }
   if (depth < 1) depth = 1;
@@ -213,15 +216,16 @@ bool create_backtrace_store(uint32_t depth, uint64_t threshold) {
   // Deep stacks get fewer entries so the mapping stays about 1-2 MiB of address
   // space (pages are touched only as groups appear).
   uint32_t capacity = depth <= 64 ? 4096 : 1024;
-  void* p = mmap(nullptr, mapping_size(capacity, depth), PROT_READ | PROT_WRITE,
-                 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) return false;
+  uint64_t offset;
+  void* p = map_image_part(backtrace_mapping_size(capacity, depth), &offset);
+  if (!p) return false;
   BacktraceStore* s = static_cast<BacktraceStore*>(p);
   s->depth = depth;
   s->capacity = capacity;
   s->limit = capacity / 4 * 3;
   s->threshold = threshold;
   __atomic_store_n(&g_backtrace_store, s, __ATOMIC_RELEASE);
+  if (offset && g_region) __atomic_store_n(&g_region->backtrace_offset, offset, __ATOMIC_RELEASE);
   return true;
 }
 

@@ -79,6 +79,9 @@ bool module_containing(uintptr_t ip, ModuleInfo* out);
 
 extern BacktraceStore* g_backtrace_store;
 
+// Bytes a store with these dimensions maps.
+size_t backtrace_mapping_size(uint32_t capacity, uint32_t depth);
+
 // Maps an empty store (replacing, in this process only, any inherited one).
 bool create_backtrace_store(uint32_t depth, uint64_t threshold);
 

@@ -3,6 +3,8 @@
 #include <pthread.h>
 #include <sys/mman.h>
 
+#include "image_file.h"
+
 namespace account {
 
 namespace {
@@ -28,23 +30,6 @@ Region g_private_region;
 // kDetourHeap until the usable-size check passes (set_heap_detour).
 uint32_t g_heap_detour = kDetourHeap;
 
-void init_region(Region* r) {
-  r->magic = kRegionMagic;
-  r->slots[kSharedSlot].shared = 1;
-  r->slots[kSharedSlot].owned = 1;
-  r->slots[kSharedSlot].detour = kDetourAll;
-  r->slot_limit = 1;
-}
-
-Region* map_region() {
-  void* p =
-      mmap(nullptr, sizeof(Region), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) return nullptr;
-  Region* r = static_cast<Region*>(p);
-  init_region(r);
-  return r;
-}
-
 Region* private_region() {
   init_region(&g_private_region);
   return &g_private_region;
@@ -68,14 +53,16 @@ void start_owned_slot(Slot* s) {
 Region* ensure_region() {
   Region* r = __atomic_load_n(&g_region, __ATOMIC_ACQUIRE);
   if (r) return r;
-  Region* fresh = map_region();
+  ImagePlace place;
+  Region* fresh = map_image_region(&place);
   if (!fresh) fresh = private_region();
   Region* expected = nullptr;
   if (!__atomic_compare_exchange_n(&g_region, &expected, fresh, false, __ATOMIC_ACQ_REL,
                                    __ATOMIC_ACQUIRE)) {
-    if (fresh != &g_private_region) munmap(fresh, sizeof(Region));
+    if (fresh != &g_private_region) discard_image_region(fresh, place);
     return expected;
   }
+  adopt_image_region(place);
   return fresh;
 }
 
@@ -189,7 +176,10 @@ Slot* claim_slot() {
 }
 
 void reset_region_after_fork() {
-  Region* fresh = map_region();
+  Region* parent = g_region;
+  ImagePlace place;
+  Region* fresh = map_image_region(&place);
+  adopt_image_region(place);  // also when it failed: nothing may go to the parent's file
   if (!fresh) fresh = private_region();
   g_region = fresh;
   // The forking thread is the only thread of the child: it takes slot 1 again.
@@ -198,6 +188,7 @@ void reset_region_after_fork() {
   start_owned_slot(&fresh->slots[1]);
   tls_slot = &fresh->slots[1];
   if (g_release_key_ready) pthread_setspecific(g_release_key, tls_slot);
+  if (parent && parent != &g_private_region) unmap_image_region(parent);
 }
 
 void detach_thread_from_region() {

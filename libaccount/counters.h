@@ -106,7 +106,8 @@ inline void count_free_call(int64_t usable_bytes) {
   if (usable_bytes > 0) heap_shrink(s, usable_bytes);
 }
 
-// Called in a fork child: a fresh region, the calling thread keeps counting.
+// Called in a fork child: a fresh region (the parent's is unmapped), the calling
+// thread keeps counting.
 void reset_region_after_fork();
 // Makes the calling thread count into a private sink (the sampler process).
 void detach_thread_from_region();

@@ -9,7 +9,9 @@
 
 #include "backtrace.h"
 #include "counters.h"
+#include "image_file.h"
 #include "real_copy.h"
+#include "timeline_store.h"
 
 namespace account {
 
@@ -44,14 +46,23 @@ class SignalsHeld {
   sigset_t saved_;
 };
 
+// Under account run the image file is watched by the tree sampler; standalone,
+// the image starts its own sampler.
+void start_watching() {
+  if (g_settings.timeline && g_settings.sample_ms)
+    create_timeline(g_settings.timeline_points, g_settings.sample_ms);
+  if (image_in_file())
+    publish_image_info();
+  else
+    start_sampler();
+}
+
 void after_fork_in_child() {
   SignalsHeld held;
-  Region* parent = g_region;
   reset_region_after_fork();
-  if (parent) munmap(parent, sizeof(Region));
   restart_identity_after_fork();
   restart_backtraces_after_fork();
-  start_sampler();
+  start_watching();
 }
 
 // glibc calls constructors with (argc, argv, envp).
@@ -66,7 +77,7 @@ __attribute__((constructor(101))) void start(int argc, char** argv, char**) {
   pthread_atfork(nullptr, nullptr, after_fork_in_child);
   g_started = true;
   start_backtraces();  // before the sampler, which must inherit the shared groups
-  start_sampler();
+  start_watching();
 }
 
 }  // namespace
@@ -114,7 +125,7 @@ void finish(const Ending& ending) {
   if (claim(kRunning, next)) {
     FinalFigures f;
     collect_final_figures(f);
-    emit(g_identity, g_settings, g_region, f, ending);
+    emit(this_image(), f, ending);
   }
   if (ending.kind == EndKind::kExec) pthread_sigmask(SIG_SETMASK, &saved, nullptr);
 }

@@ -1,7 +1,7 @@
 // Start-up, fork, exec and exit: where a process image's record is written.
 #pragma once
 
-#include "record.h"
+#include "record_writer.h"
 
 namespace account {
 

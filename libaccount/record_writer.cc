@@ -1,4 +1,4 @@
-#include "record.h"
+#include "record_writer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "backtrace_store.h"
+#include "counters.h"
 #include "next_allocator.h"
+#include "record_keys.h"
 #include "timeline_store.h"
 
 namespace account {
@@ -20,8 +22,22 @@ namespace {
 
 constexpr uint64_t kMiB = 1024 * 1024;
 
+const char* writer_name(Writer w) {
+  switch (w) {
+    case Writer::kProcess:
+      return "process";
+    case Writer::kSampler:
+      return "sampler";
+    case Writer::kWatch:
+      return "watch";
+  }
+  return "process";
+}
+
 const char* end_name(EndKind kind) {
   switch (kind) {
+    case EndKind::kRunning:
+      return "running";
     case EndKind::kExit:
       return "exit";
     case EndKind::kExec:
@@ -62,13 +78,7 @@ int open_output(const char* path) {
     do fd = open(path, O_WRONLY | kFlags, 0600);
     while (fd < 0 && errno == EINTR);
   }
-  if (fd >= 0 && fd <= 2) {
-    // Never hold 0, 1 or 2, even for a moment longer than needed.
-    int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-    close(fd);
-    fd = high;
-  }
-  return fd;
+  return fd_above_stdio(fd);
 }
 
 void put_mib(TextBuffer& out, uint64_t bytes) {
@@ -78,16 +88,31 @@ void put_mib(TextBuffer& out, uint64_t bytes) {
 
 }  // namespace
 
-void compose_record(TextBuffer& out, const Identity& id, const Settings& settings,
-                    const Region* region, const FinalFigures& f, const Ending& ending) {
+RecordSource this_image() {
+  RecordSource src;
+  src.identity = &g_identity;
+  src.settings = &g_settings;
+  src.region = g_region;
+  src.timeline = g_timeline;
+  src.backtraces = g_backtrace_store;
+  src.malloc_interposed = g_malloc_interposed;
+  return src;
+}
+
+void compose_record(TextBuffer& out, const RecordSource& src, const FinalFigures& f,
+                    const Ending& ending) {
+  using namespace keys;
+  const Identity& id = *src.identity;
+  const Settings& settings = *src.settings;
+  const Region* region = src.region;
   Totals t = sum_slots(region);
   out.begin_object();
-  out.field("schema", 1);
-  out.field_string("kind", "process");
-  out.field_int("pid", id.pid);
-  out.field_int("ppid", id.ppid);
-  out.field_string("exe", id.exe);
-  out.key("argv");
+  out.field(kSchema, 1);
+  out.field_string(kKind, "process");
+  out.field_int(kPid, id.pid);
+  out.field_int(kPpid, id.ppid);
+  out.field_string(kExe, id.exe);
+  out.key(kArgv);
   out.put('[');
   if (settings.record_argv) {
     size_t pos = 0;
@@ -99,53 +124,85 @@ void compose_record(TextBuffer& out, const Identity& id, const Settings& setting
     }
   }
   out.put(']');
-  if (id.argv_truncated) out.key("argv_truncated"), out.put("true");
-  out.field_string("test", settings.test);
-  out.field_string("op", settings.op);
-  out.field("start_ns", id.start_realtime_ns);
-  out.field("end_ns", f.end_realtime_ns);
-  out.field_fixed("cpu_user_s", f.cpu_user_ns / 1000, 6);
-  out.field_fixed("cpu_sys_s", f.cpu_sys_ns / 1000, 6);
-  out.field("malloc_bytes", t.malloc_bytes);
-  out.field("malloc_calls", t.malloc_calls);
-  out.field("free_calls", t.free_calls);
-  out.field("realloc_copied_bytes", t.realloc_copied_bytes);
-  out.field("copied_bytes", t.copied_bytes);
-  out.field("copied_calls", t.copied_calls);
-  out.field("heap_peak_bytes", uint64_t(t.heap_peak_bytes > 0 ? t.heap_peak_bytes : 0));
-  if (!g_malloc_interposed) out.key("malloc_interposed"), out.put("false");
-  uint64_t sampled_size =
-      max_u64(load_relaxed(&region->sampled_size_peak_bytes), f.last.size_bytes);
-  uint64_t sampled_rss =
-      max_u64(load_relaxed(&region->sampled_rss_peak_bytes), f.last.resident_bytes);
+  if (id.argv_truncated) out.key(kArgvTruncated), out.put("true");
+  out.field_string(kTest, settings.test);
+  out.field_string(kOp, settings.op);
+  out.field(kStartNs, id.start_realtime_ns);
+  if (src.watch_start_ns) out.field(kWatchStartNs, src.watch_start_ns);
+  out.field(kEndNs, f.end_realtime_ns);
+  out.field_fixed(kCpuUser, f.cpu_user_ns / 1000, 6);
+  out.field_fixed(kCpuSys, f.cpu_sys_ns / 1000, 6);
+  out.field(kMallocBytes, t.malloc_bytes);
+  out.field(kMallocCalls, t.malloc_calls);
+  out.field(kFreeCalls, t.free_calls);
+  out.field(kReallocCopiedBytes, t.realloc_copied_bytes);
+  out.field(kCopiedBytes, t.copied_bytes);
+  out.field(kCopiedCalls, t.copied_calls);
+  out.field(kHeapPeak, uint64_t(t.heap_peak_bytes > 0 ? t.heap_peak_bytes : 0));
+  if (!src.malloc_interposed) out.key(kMallocInterposed), out.put("false");
+  if (!src.counted) out.key(kCounted), out.put("false");
+  const SampledPeaks& sampled = region->sampled;
+  uint64_t sampled_size = max_u64(load_relaxed(&sampled.size_bytes), f.last.size_bytes);
+  uint64_t sampled_rss = max_u64(load_relaxed(&sampled.rss_bytes), f.last.resident_bytes);
+  uint64_t sampled_anon = max_u64(load_relaxed(&sampled.anon_bytes), f.last.anon_bytes());
   // The kernel's peaks are never below what was sampled (a sampler-written record
   // of a dead process may only have the samples).
-  out.field("vm_peak_bytes", max_u64(f.peaks.vm_peak_bytes, sampled_size));
-  out.field("rss_peak_bytes", max_u64(f.peaks.rss_peak_bytes, sampled_rss));
-  out.field("sampled_size_peak_bytes", sampled_size);
-  out.field("sampled_rss_peak_bytes", sampled_rss);
-  out.field("samples", load_relaxed(&region->samples));
-  out.field_fixed("sampler_cpu_s", load_relaxed(&region->sampler_cpu_ns) / 1000, 6);
-  out.field_string("end", end_name(ending.kind));
+  out.field(kVmPeak, max_u64(f.peaks.vm_peak_bytes, sampled_size));
+  out.field(kRssPeak, max_u64(f.peaks.rss_peak_bytes, sampled_rss));
+  out.field(kSampledSizePeak, sampled_size);
+  out.field(kSampledRssPeak, sampled_rss);
+  out.field(kSampledRssAnonPeak, sampled_anon);
+  out.field(kSamples, load_relaxed(&sampled.samples));
+  if (src.counted) out.field_fixed(kSamplerCpu, load_relaxed(&region->sampler_cpu_ns) / 1000, 6);
+  out.field_string(kEnd, end_name(ending.kind));
   if (ending.kind == EndKind::kExit) {
-    if (ending.code_known) out.field_int("exit_code", ending.code);
-  } else if (ending.kind != EndKind::kExec) {
-    if (ending.code_known) out.field_int("signal", ending.code);
+    if (ending.code_known) out.field_int(kExitCode, ending.code);
+  } else if (ending.kind == EndKind::kSignal || ending.kind == EndKind::kKilled) {
+    if (ending.code_known) out.field_int(kSignal, ending.code);
   }
-  out.field_string("written_by", ending.by_sampler ? "sampler" : "process");
-  if (g_timeline) {
+  out.field_string(kWrittenBy, writer_name(ending.writer));
+  if (src.timeline) {
     // Wait out a point being added (the sampler holds the flag for microseconds).
     for (int i = 0; i < 100000 && load_relaxed(&region->timeline_busy); ++i) __builtin_ia32_pause();
-    compose_timeline(out, g_timeline);
+    compose_timeline(out, src.timeline);
   }
-  if (g_backtrace_store) compose_backtraces(out, g_backtrace_store);
+  if (src.backtraces) compose_backtraces(out, src.backtraces);
   out.end_object();
   out.put('\n');
 }
 
-void compose_summary(TextBuffer& out, const Identity& id, const Region* region,
-                     const FinalFigures& f, const Ending& ending) {
-  Totals t = sum_slots(region);
+void compose_tree_record(TextBuffer& out, const TreeFigures& tree) {
+  using namespace keys;
+  out.begin_object();
+  out.field(kSchema, 1);
+  out.field_string(kKind, "tree");
+  out.field_string(kTest, tree.test);
+  out.field_string(kOp, tree.op);
+  out.field(kRun, tree.run);
+  out.field(kStartNs, tree.start_ns);
+  out.field(kEndNs, tree.end_ns);
+  out.field(kProcesses, tree.processes);
+  out.field(kSampledSizePeak, tree.peaks.size_bytes);
+  out.field(kSampledRssPeak, tree.peaks.rss_bytes);
+  out.field(kSampledRssAnonPeak, tree.peaks.anon_bytes);
+  out.field(kSamples, tree.peaks.samples);
+  if (tree.have_status) {
+    Ending e = ending_from_wait_status(true, tree.wait_status, Writer::kProcess);
+    if (e.kind == EndKind::kExit)
+      out.field_int(kExitCode, e.code);
+    else
+      out.field_int(kSignal, e.code);
+  }
+  out.key(kAborted);
+  out.put(tree.aborted ? "true" : "false");
+  out.end_object();
+  out.put('\n');
+}
+
+void compose_summary(TextBuffer& out, const RecordSource& src, const FinalFigures& f,
+                     const Ending& ending) {
+  const Identity& id = *src.identity;
+  Totals t = sum_slots(src.region);
   const char* name = id.argc > 0 ? id.argv : id.exe;
   const char* slash = nullptr;
   for (const char* p = name; *p; ++p)
@@ -176,7 +233,7 @@ void compose_summary(TextBuffer& out, const Identity& id, const Region* region,
   out.put(" frees, heap peak ");
   put_mib(out, uint64_t(t.heap_peak_bytes > 0 ? t.heap_peak_bytes : 0));
   out.put(")");
-  if (!g_malloc_interposed) out.put(" [malloc not seen: another allocator precedes the shim]");
+  if (!src.malloc_interposed) out.put(" [malloc not seen: another allocator precedes the shim]");
   out.put("\n");
 }
 
@@ -232,36 +289,37 @@ bool check_output_writable(const Settings& settings, int pid) {
 
 // Room for the longest record this image can produce: argv escaped at worst six
 // bytes a byte, timeline numbers at most 21 characters each.
-size_t record_capacity(const Identity& id) {
-  size_t points = g_timeline ? g_timeline->state.capacity : 0;
-  size_t backtraces = g_backtrace_store ? backtrace_record_capacity(g_backtrace_store) : 0;
-  return 64 * 1024 + 6 * id.argv_len + 6 * 2 * kPathCapacity + points * 5 * 22 + backtraces;
+size_t record_capacity(const RecordSource& src) {
+  size_t points = src.timeline ? src.timeline->state.capacity : 0;
+  size_t backtraces = src.backtraces ? backtrace_record_capacity(src.backtraces) : 0;
+  return 64 * 1024 + 6 * src.identity->argv_len + 6 * 2 * kPathCapacity + points * 5 * 22 +
+         backtraces;
 }
 
-void emit(const Identity& id, const Settings& settings, const Region* region,
-          const FinalFigures& figures, const Ending& ending) {
-  size_t capacity = record_capacity(id);
+void emit(const RecordSource& src, const FinalFigures& figures, const Ending& ending) {
+  size_t capacity = record_capacity(src);
   void* storage =
       mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (storage == MAP_FAILED) return;
-  emit_into(static_cast<char*>(storage), capacity, id, settings, region, figures, ending);
+  emit_into(static_cast<char*>(storage), capacity, src, figures, ending);
   munmap(storage, capacity);
 }
 
-void emit_into(char* storage, size_t capacity, const Identity& id, const Settings& settings,
-               const Region* region, const FinalFigures& figures, const Ending& ending) {
+void emit_into(char* storage, size_t capacity, const RecordSource& src, const FinalFigures& figures,
+               const Ending& ending) {
   TextBuffer out(storage, capacity);
+  const Settings& settings = *src.settings;
   if (!settings.has_output) {
-    compose_summary(out, id, region, figures, ending);
+    compose_summary(out, src, figures, ending);
     ssize_t ignored = write(2, out.data(), out.size());
     (void)ignored;
     return;
   }
-  compose_record(out, id, settings, region, figures, ending);
+  compose_record(out, src, figures, ending);
   if (out.overflowed()) return;  // cannot happen: record_capacity() bounds it
   char path[kPathCapacity];
-  int err = append_record(settings, id.pid, out.data(), out.size(), path, sizeof path);
-  if (err != 0 && !ending.by_sampler && !g_output_warned)
+  int err = append_record(settings, src.identity->pid, out.data(), out.size(), path, sizeof path);
+  if (err != 0 && ending.writer == Writer::kProcess && !g_output_warned)
     warn("cannot write the record to ", path, ": ", strerrordesc_np(err));
 }
 

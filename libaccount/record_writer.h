@@ -1,9 +1,13 @@
-// Composing and writing the one record of a process image, from the target at
-// exit or exec, or from the sampler when the target died without running code.
+// Composing and writing records: the one place that writes the process-record
+// and tree-record keys (record_keys.h), for every writer: the target at exit or
+// exec, the shim's per-image sampler, account run's tree sampler and account
+// watch. Allocation-free and async-signal-safe (it runs at exit, after fork and
+// in samplers); the tools call the same functions.
 #pragma once
 
 #include <stdint.h>
 
+#include "../sampler/ending.h"
 #include "../sampler/proc_files.h"
 #include "atomics.h"
 #include "region.h"
@@ -12,14 +16,24 @@
 
 namespace account {
 
-enum class EndKind { kExit, kExec, kSignal, kKilled };
+struct SharedTimeline;
+struct BacktraceStore;
 
-struct Ending {
-  EndKind kind = EndKind::kExit;
-  int code = 0;  // exit status for kExit, signal number for kSignal/kKilled
-  bool code_known = true;
-  bool by_sampler = false;
+// What a process record is composed from: the image's own memory when it
+// writes its record, a copy or its image file when a sampler does.
+struct RecordSource {
+  const Identity* identity = nullptr;
+  const Settings* settings = nullptr;
+  const Region* region = nullptr;  // counters, sampled peaks
+  const SharedTimeline* timeline = nullptr;
+  const BacktraceStore* backtraces = nullptr;
+  bool malloc_interposed = true;
+  bool counted = true;          // false: watched from outside, no counters
+  uint64_t watch_start_ns = 0;  // account watch: when it started looking
 };
+
+// This image, from inside it (g_identity, g_settings, g_region, ...).
+RecordSource this_image();
 
 struct FinalFigures {
   uint64_t end_realtime_ns = 0;
@@ -29,10 +43,26 @@ struct FinalFigures {
   MemoryNow last;     // a last statm reading, folded into the sampled peaks
 };
 
-void compose_record(TextBuffer& out, const Identity& id, const Settings& settings,
-                    const Region* region, const FinalFigures& figures, const Ending& ending);
-void compose_summary(TextBuffer& out, const Identity& id, const Region* region,
-                     const FinalFigures& figures, const Ending& ending);
+void compose_record(TextBuffer& out, const RecordSource& src, const FinalFigures& figures,
+                    const Ending& ending);
+void compose_summary(TextBuffer& out, const RecordSource& src, const FinalFigures& figures,
+                     const Ending& ending);
+// Room compose_record may need for this source.
+size_t record_capacity(const RecordSource& src);
+
+// The tree record of one run of account run (or account watch --tree).
+struct TreeFigures {
+  const char* test = "";
+  const char* op = "";
+  uint32_t run = 0;
+  uint64_t start_ns = 0, end_ns = 0;
+  uint64_t processes = 0;
+  SampledPeaks peaks{};  // of the summed tree
+  bool have_status = false;
+  int wait_status = 0;  // the command's raw wait status
+  bool aborted = false;
+};
+void compose_tree_record(TextBuffer& out, const TreeFigures& tree);
 
 // Appends one record with a single write (O_APPEND) to the output of `settings`
 // for process `pid`. Returns 0 or an errno value; *path receives the expanded path.
@@ -44,10 +74,9 @@ bool check_output_writable(const Settings& settings, int pid);
 extern bool g_output_warned;  // at most one warning line per process
 
 // Writes the record (or the stderr summary when no output is set), warning once
-// on failure. Used by the target and by the sampler.
-void emit_into(char* storage, size_t capacity, const Identity& id, const Settings& settings,
-               const Region* region, const FinalFigures& figures, const Ending& ending);
-void emit(const Identity& id, const Settings& settings, const Region* region,
-          const FinalFigures& figures, const Ending& ending);
+// on failure. Used by the target and by every sampler.
+void emit_into(char* storage, size_t capacity, const RecordSource& src, const FinalFigures& figures,
+               const Ending& ending);
+void emit(const RecordSource& src, const FinalFigures& figures, const Ending& ending);
 
 }  // namespace account

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../sampler/sampling.h"
+
 namespace account {
 
 constexpr uint32_t kRegionMagic = 0x41434354;  // "ACCT"
@@ -63,10 +65,15 @@ struct Region {
   // Written by the sampler, read by the target when it writes its own record.
   int32_t sampler_pid;
   uint32_t sampler_alive;
-  uint64_t sampled_size_peak_bytes;
-  uint64_t sampled_rss_peak_bytes;
-  uint64_t samples;
+  SampledPeaks sampled;
   uint64_t sampler_cpu_ns;
+  // Where the image's other shared parts are in its image file (image_file.h);
+  // 0 when absent or when the parts are anonymous mappings.
+  uint64_t info_offset;
+  uint64_t timeline_offset;
+  uint64_t backtrace_offset;
+  uint32_t malloc_not_interposed;  // 1: another allocator precedes the shim
+  uint32_t info_published;         // 1 once the image file holds the ImageInfo
   Slot slots[kSlotCount];
 };
 
@@ -80,6 +87,9 @@ struct Totals {
   uint64_t realloc_copied_bytes = 0;
   int64_t heap_peak_bytes = 0;
 };
+
+// Marks a zeroed Region ready: slot 0 is the shared overflow slot.
+void init_region(Region* r);
 
 // Only slots ever claimed are read (Region::slot_limit): the rest are zero, and
 // reading a page of a shared mapping allocates it.

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../sampler/sampling.h"
 #include "backtrace.h"
 #include "counters.h"
 #include "lifecycle.h"
@@ -26,18 +27,6 @@
 namespace account {
 
 namespace {
-
-constexpr int kSlowEvery = 20;  // ticks between reads of stat and status
-
-struct Watch {
-  pid_t target;
-  int pidfd;
-  int statm_fd;
-  int stat_fd;
-  int status_fd;
-  CpuAndExit cpu;
-  MemoryPeaks peaks;
-};
 
 uint64_t own_cpu_ns() {
   timespec ts;
@@ -67,53 +56,22 @@ void add_timeline_point(Region* r, const MemoryNow& now) {
   __atomic_store_n(&r->timeline_busy, 0u, __ATOMIC_RELEASE);
 }
 
-void sample(Watch& w, Region* r, uint64_t tick) {
-  MemoryNow now;
-  if (read_statm(w.statm_fd, &now)) {
-    raise_to(&r->sampled_size_peak_bytes, now.size_bytes);
-    raise_to(&r->sampled_rss_peak_bytes, now.resident_bytes);
-    fetch_add_relaxed(&r->samples, uint64_t{1});
-    if (g_timeline) add_timeline_point(r, now);
-  }
-  if (tick % kSlowEvery == 0) {
-    read_stat(w.stat_fd, &w.cpu);
-    read_status_peaks(w.status_fd, &w.peaks);
-    store_relaxed(&r->sampler_cpu_ns, own_cpu_ns());
-  }
-}
-
 // The target is gone and wrote no record: write it from what we saw.
-void record_death(Watch& w, Region* r) {
-  CpuAndExit last;
-  bool zombie = read_stat(w.stat_fd, &last) && last.state == 'Z';
+void record_death(ProcessWatch& w, Region* r) {
+  Ending ending = classify_death(system_proc(), &w, Writer::kSampler);
   uint32_t expected = kRunning;
   if (!__atomic_compare_exchange_n(&r->image_state, &expected, kRecorded, false, __ATOMIC_ACQ_REL,
                                    __ATOMIC_ACQUIRE))
     return;
-  Ending ending;
-  ending.by_sampler = true;
-  if (zombie) {
-    int status = last.exit_code;
-    if (WIFSIGNALED(status)) {
-      ending.code = WTERMSIG(status);
-      ending.kind = ending.code == SIGKILL ? EndKind::kKilled : EndKind::kSignal;
-    } else {
-      ending.kind = EndKind::kExit;
-      ending.code = WEXITSTATUS(status);
-    }
-    w.cpu = last;
-  } else {
-    // Reaped before we looked: the cause is unknown.
-    ending.kind = EndKind::kKilled;
-    ending.code_known = false;
-  }
   FinalFigures f;
   f.end_realtime_ns = realtime_ns();
   f.cpu_user_ns = w.cpu.user_ns;
   f.cpu_sys_ns = w.cpu.sys_ns;
-  f.peaks = w.peaks;
+  f.peaks = w.kernel;
   store_relaxed(&r->sampler_cpu_ns, own_cpu_ns());
-  emit(g_identity, g_settings, r, f, ending);
+  RecordSource src = this_image();
+  src.region = r;
+  emit(src, f, ending);
 }
 
 [[noreturn]] void run_sampler(pid_t target, int pidfd, Region* r) {
@@ -126,26 +84,25 @@ void record_death(Watch& w, Region* r) {
   sigprocmask(SIG_BLOCK, &all, nullptr);
   store_relaxed(&r->sampler_pid, pid_t(syscall(SYS_getpid)));
 
-  Watch w{};
-  w.target = target;
   // The pidfd was opened by the target before the clone: a target killed at
   // once is still ours to record. Its /proc files may already be gone.
-  w.pidfd = pidfd;
-  w.statm_fd = open_proc_file(target, "statm");
-  w.stat_fd = open_proc_file(target, "stat");
-  w.status_fd = open_proc_file(target, "status");
-
-  int interval = int(g_settings.sample_ms);
-  for (uint64_t tick = 0;; ++tick) {
+  ProcessWatch w;
+  w.handle.pid = target;
+  system_proc().open(&w.handle);
+  Ticker ticker(g_settings.sample_ms);
+  for (;;) {
     if (load_relaxed(&r->image_state) != kRunning) break;
-    pollfd p{w.pidfd, POLLIN, 0};
-    int ready = poll(&p, 1, tick == 0 ? 0 : interval);
+    pollfd p{pidfd, POLLIN, 0};
+    int ready = poll(&p, 1, ticker.timeout_ms());
     if (load_relaxed(&r->image_state) != kRunning) break;
     if (ready > 0) {
       record_death(w, r);
       break;
     }
-    sample(w, r, tick);
+    if (!ticker.due()) continue;
+    MemoryNow now;
+    if (sample_tick(system_proc(), &w, &r->sampled, &now) && g_timeline) add_timeline_point(r, now);
+    if (w.ticks % kSlowEvery == 1) store_relaxed(&r->sampler_cpu_ns, own_cpu_ns());
   }
   store_relaxed(&r->sampler_alive, 0u);
   syscall(SYS_exit_group, 0);
@@ -189,14 +146,8 @@ int intermediate_main(void* arg) {
 void start_sampler() {
   if (g_settings.sample_ms == 0 || g_region == nullptr) return;
   int saved_errno = errno;
-  if (g_settings.timeline) create_timeline(g_settings.timeline_points, g_settings.sample_ms);
   SamplerStart start{g_identity.pid, -1, g_region};
-  int pidfd = int(syscall(SYS_pidfd_open, start.target, 0));  // close-on-exec
-  if (pidfd >= 0 && pidfd <= 2) {
-    int high = fcntl(pidfd, F_DUPFD_CLOEXEC, 3);
-    close(pidfd);
-    pidfd = high;
-  }
+  int pidfd = fd_above_stdio(int(syscall(SYS_pidfd_open, start.target, 0)));  // close-on-exec
   if (pidfd < 0) {
     errno = saved_errno;
     return;

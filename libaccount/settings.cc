@@ -14,14 +14,14 @@ namespace account {
 Settings g_settings;
 Identity g_identity;
 
-namespace {
-
 void copy_string(char* dst, size_t cap, const char* src) {
   size_t n = string_length(src);
   if (n >= cap) n = cap - 1;
   uncounted_copy(dst, src, n);
   dst[n] = 0;
 }
+
+namespace {
 
 // Resolves a relative path against the directory at start-up.
 void absolute_path(char* dst, size_t cap, const char* path) {

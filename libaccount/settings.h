@@ -48,6 +48,9 @@ void capture_identity(int argc, char** argv);
 // In a fork child: same program and argv, new pid and start time.
 void restart_identity_after_fork();
 
+// Copies the string src into dst (at most cap - 1 bytes, always terminated).
+void copy_string(char* dst, size_t cap, const char* src);
+
 uint64_t realtime_ns();
 uint64_t monotonic_ns();
 

@@ -2,28 +2,30 @@
 
 #include <sys/mman.h>
 
+#include "counters.h"
+#include "image_file.h"
+
 namespace account {
 
 SharedTimeline* g_timeline = nullptr;
 
-namespace {
-size_t mapping_size(uint32_t capacity) {
+size_t timeline_mapping_size(uint32_t capacity) {
   return sizeof(SharedTimeline) + (capacity - 1) * sizeof(TimelinePoint);
 }
-}  // namespace
 
 void create_timeline(uint32_t capacity, uint32_t interval_ms) {
   if (g_timeline) {
-    munmap(g_timeline, mapping_size(g_timeline->state.capacity));
+    munmap(g_timeline, timeline_mapping_size(g_timeline->state.capacity));
     g_timeline = nullptr;
   }
-  void* p = mmap(nullptr, mapping_size(capacity), PROT_READ | PROT_WRITE,
-                 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) return;
+  uint64_t offset;
+  void* p = map_image_part(timeline_mapping_size(capacity), &offset);
+  if (!p) return;
   SharedTimeline* t = static_cast<SharedTimeline*>(p);
   timeline_init(&t->state, capacity);
   t->interval_ms = interval_ms;
   g_timeline = t;
+  if (offset && g_region) __atomic_store_n(&g_region->timeline_offset, offset, __ATOMIC_RELEASE);
 }
 
 void compose_timeline(TextBuffer& out, const SharedTimeline* t) {

@@ -15,6 +15,9 @@ struct SharedTimeline {
 
 extern SharedTimeline* g_timeline;
 
+// Bytes a timeline of `capacity` points maps.
+size_t timeline_mapping_size(uint32_t capacity);
+
 // Maps a fresh timeline for this image (replacing an inherited one after fork).
 void create_timeline(uint32_t capacity, uint32_t interval_ms);
 

@@ -68,13 +68,15 @@ ssize_t pread_text(int fd, char* buf, size_t cap) {
 }
 
 bool parse_statm(const char* text, MemoryNow* out) {
-  uint64_t size, resident;
+  uint64_t size, resident, shared = 0;
   const char* p = read_uint(text, &size);
   if (!p) return false;
   p = read_uint(skip_spaces(p), &resident);
   if (!p) return false;
+  if (const char* q = read_uint(skip_spaces(p), &shared); !q) shared = 0;
   out->size_bytes = size * uint64_t(page_size());
   out->resident_bytes = resident * uint64_t(page_size());
+  out->shared_bytes = shared * uint64_t(page_size());
   return true;
 }
 
@@ -130,14 +132,14 @@ int open_proc_file(pid_t pid, const char* name) {
   *p++ = '/';
   while (*name && p < path + sizeof(path) - 1) *p++ = *name++;
   *p = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd >= 0 && fd <= 2) {
-    // A process started with 0, 1 or 2 closed must not find them taken.
-    int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-    close(fd);
-    fd = high;
-  }
-  return fd;
+  return fd_above_stdio(open(path, O_RDONLY | O_CLOEXEC));
+}
+
+int fd_above_stdio(int fd) {
+  if (fd < 0 || fd > 2) return fd;
+  int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  close(fd);
+  return high;
 }
 
 bool read_statm(int fd, MemoryNow* out) {

@@ -12,6 +12,11 @@ namespace account {
 struct MemoryNow {  // /proc/PID/statm
   uint64_t size_bytes = 0;
   uint64_t resident_bytes = 0;
+  uint64_t shared_bytes = 0;  // resident pages backed by a file or shared memory
+  // Resident anonymous memory: what the program allocated rather than mapped.
+  uint64_t anon_bytes() const {
+    return resident_bytes > shared_bytes ? resident_bytes - shared_bytes : 0;
+  }
 };
 
 struct MemoryPeaks {  // /proc/PID/status
@@ -38,6 +43,11 @@ ssize_t pread_text(int fd, char* buf, size_t cap);
 bool parse_statm(const char* text, MemoryNow* out);
 bool parse_status_peaks(const char* text, MemoryPeaks* out);
 bool parse_stat(const char* text, CpuAndExit* out);
+
+// The one rule for descriptors opened inside a program: a process started with
+// 0, 1 or 2 closed must not find them taken. Moves fd above 2 (close-on-exec)
+// and returns the new descriptor (or fd itself when it already is, or -1).
+int fd_above_stdio(int fd);
 
 // Opens /proc/<pid>/<name> (pid 0: self) read-only, close-on-exec.
 int open_proc_file(pid_t pid, const char* name);

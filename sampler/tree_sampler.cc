@@ -2,15 +2,309 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 
+#include "image_file.h"
 #include "proc_files.h"
 #include "proc_text.h"
+#include "record_writer.h"
+#include "timeline_store.h"
 
 namespace account {
+
+struct TreeSampler::Image {
+  std::string name;
+  pid_t pid = 0;
+  uint64_t serial = 0;  // the image's start on CLOCK_MONOTONIC: later images are larger
+  ImageFileView view;
+  bool running() const {
+    return __atomic_load_n(&view.region->image_state, __ATOMIC_ACQUIRE) == kRunning;
+  }
+};
+
+struct TreeSampler::Proc {
+  ProcessWatch watch;
+  int pidfd = -1;
+  bool ended = false;
+  bool shim_sampler = false;
+  SampledPeaks own{};          // for a process without an image file
+  std::vector<Image*> images;  // its image files, oldest first
+  Image* current() const {
+    for (auto it = images.rbegin(); it != images.rend(); ++it)
+      if ((*it)->running()) return *it;
+    return nullptr;
+  }
+};
+
+namespace {
+
+// "<pid>-<serial>"; false for anything else.
+bool parse_image_name(const char* name, pid_t* pid, uint64_t* serial) {
+  char* end;
+  long p = std::strtol(name, &end, 10);
+  if (end == name || *end != '-' || p <= 0) return false;
+  const char* rest = end + 1;
+  unsigned long long s = std::strtoull(rest, &end, 10);
+  if (end == rest || *end) return false;
+  *pid = pid_t(p);
+  *serial = s;
+  return true;
+}
+
+void add_timeline_point(ImageFileView& v, const MemoryNow& now) {
+  Region* r = v.region;
+  const ImageInfo* info = __atomic_load_n(&r->info_published, __ATOMIC_ACQUIRE) ? v.info : nullptr;
+  if (!v.timeline || !info) return;
+  __atomic_store_n(&r->timeline_busy, 1u, __ATOMIC_SEQ_CST);
+  Totals t = sum_slots(r);
+  TimelinePoint point{};
+  uint64_t started = info->identity.start_monotonic_ns;
+  uint64_t now_ns = monotonic_now_ns();
+  point.t_us = now_ns > started ? (now_ns - started) / 1000 : 0;
+  point.size_bytes = now.size_bytes;
+  point.rss_bytes = now.resident_bytes;
+  point.malloc_bytes = t.malloc_bytes;
+  point.copied_bytes = t.copied_bytes;
+  timeline_add(&v.timeline->state, v.timeline->points, point);
+  __atomic_store_n(&r->timeline_busy, 0u, __ATOMIC_RELEASE);
+}
+
+}  // namespace
+
+TreeSampler::TreeSampler(pid_t root, std::string image_dir, const ImageInfo* fallback,
+                         ProcReader& proc)
+    : root_(root),
+      image_dir_(std::move(image_dir)),
+      fallback_(fallback),
+      reader_(proc),
+      epoll_fd_(epoll_create1(EPOLL_CLOEXEC)) {}
+
+TreeSampler::~TreeSampler() {
+  for (auto& [pid, p] : procs_) {
+    reader_.close(&p->watch.handle);
+    if (p->pidfd >= 0) close(p->pidfd);
+  }
+  for (auto& [name, image] : images_) unmap_image_file(&image->view);
+  if (epoll_fd_ >= 0) close(epoll_fd_);
+}
+
+TreeSampler::Proc* TreeSampler::proc_of(pid_t pid) {
+  auto it = procs_.find(pid);
+  if (it != procs_.end()) return it->second.get();
+  auto p = std::make_unique<Proc>();
+  p->watch.handle.pid = pid;
+  p->shim_sampler = is_shim_sampler(pid);
+  if (!p->shim_sampler) {
+    // Opened now, while the process lives: its stat still answers as a zombie.
+    reader_.open(&p->watch.handle);
+    p->pidfd = int(syscall(SYS_pidfd_open, pid, 0));
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = uint64_t(pid);
+    if (p->pidfd < 0 || epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, p->pidfd, &ev) != 0) p->ended = true;
+  }
+  Proc* raw = p.get();
+  procs_.emplace(pid, std::move(p));
+  return raw;
+}
+
+void TreeSampler::discover_images() {
+  if (image_dir_.empty()) return;
+  DIR* dir = opendir(image_dir_.c_str());
+  if (!dir) return;
+  while (dirent* e = readdir(dir)) {
+    pid_t pid;
+    uint64_t serial;
+    if (!parse_image_name(e->d_name, &pid, &serial) || images_.count(e->d_name)) continue;
+    auto image = std::make_unique<Image>();
+    // Fails while the image is still sizing its new file: found on a later look.
+    if (!map_image_file((image_dir_ + "/" + e->d_name).c_str(), &image->view)) continue;
+    image->name = e->d_name;
+    image->pid = pid;
+    image->serial = serial;
+    Proc* p = proc_of(pid);
+    auto& list = p->images;
+    auto at = list.begin();
+    while (at != list.end() && (*at)->serial < serial) ++at;
+    list.insert(at, image.get());
+    images_.emplace(image->name, std::move(image));
+  }
+  closedir(dir);
+}
+
+void TreeSampler::tick() {
+  discover_images();
+  MemoryNow sum;
+  live_.clear();
+  std::set<pid_t> walked;
+  std::vector<pid_t> pending = children_of(root_);
+  while (!pending.empty()) {
+    pid_t pid = pending.back();
+    pending.pop_back();
+    Proc* p = proc_of(pid);
+    if (p->shim_sampler) continue;
+    walked.insert(pid);
+    Image* image = p->current();
+    MemoryNow now;
+    if (!sample_tick(reader_, &p->watch, image ? &image->view.region->sampled : &p->own, &now))
+      continue;  // gone, or a zombie
+    if (image) {
+      refresh_image_file((image_dir_ + "/" + image->name).c_str(), &image->view);
+      add_timeline_point(image->view, now);
+    }
+    sum.size_bytes += now.size_bytes;
+    sum.resident_bytes += now.resident_bytes;
+    sum.shared_bytes += now.shared_bytes;
+    live_.push_back(pid);
+    seen_.insert(pid);
+    for (pid_t c : children_of(pid)) pending.push_back(c);
+  }
+  // Images outside the walk (a daemon whose run is over) keep their own peaks.
+  for (auto& [pid, p] : procs_) {
+    if (walked.count(pid) || p->ended || p->shim_sampler) continue;
+    if (Image* image = p->current()) {
+      MemoryNow now;
+      if (sample_tick(reader_, &p->watch, &image->view.region->sampled, &now))
+        add_timeline_point(image->view, now);
+    }
+  }
+  raise_peaks(&tree_, sum);
+  handle_ended();
+}
+
+void TreeSampler::record_death(Image& image, Proc* proc) {
+  Ending ending = classify_death(reader_, &proc->watch, Writer::kSampler);
+  Region* r = image.view.region;
+  uint32_t expected = kRunning;
+  if (!__atomic_compare_exchange_n(&r->image_state, &expected, kRecorded, false, __ATOMIC_ACQ_REL,
+                                   __ATOMIC_ACQUIRE))
+    return;
+  refresh_image_file((image_dir_ + "/" + image.name).c_str(), &image.view);
+  r = image.view.region;
+  FinalFigures f;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  f.end_realtime_ns = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+  f.cpu_user_ns = proc->watch.cpu.user_ns;
+  f.cpu_sys_ns = proc->watch.cpu.sys_ns;
+  f.peaks = proc->watch.kernel;
+  RecordSource src;
+  std::unique_ptr<ImageInfo> made;
+  const ImageInfo* info = image.view.info;
+  if (!__atomic_load_n(&r->info_published, __ATOMIC_ACQUIRE)) {
+    // Killed before it copied its identity: what the run knows.
+    if (!fallback_) return;
+    made = std::make_unique<ImageInfo>(*fallback_);
+    made->identity.pid = image.pid;
+    info = made.get();
+  }
+  src.identity = &info->identity;
+  src.settings = &info->settings;
+  src.region = r;
+  src.timeline = image.view.timeline;
+  src.backtraces = image.view.backtraces;
+  src.malloc_interposed = !r->malloc_not_interposed;
+  emit(src, f, ending);
+  ++records_written_;
+}
+
+void TreeSampler::end_proc(pid_t pid) {
+  auto it = procs_.find(pid);
+  if (it == procs_.end()) return;
+  Proc* p = it->second.get();
+  for (Image* image : p->images)
+    if (image->running()) record_death(*image, p);
+  for (Image* image : p->images) {
+    unlink((image_dir_ + "/" + image->name).c_str());
+    unmap_image_file(&image->view);
+    images_.erase(image->name);
+  }
+  reader_.close(&p->watch.handle);
+  if (p->pidfd >= 0) {
+    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, p->pidfd, nullptr);
+    close(p->pidfd);
+  }
+  procs_.erase(it);
+}
+
+void TreeSampler::forget_recorded_images() {
+  for (auto it = images_.begin(); it != images_.end();) {
+    Image* image = it->second.get();
+    if (image->running()) {
+      ++it;
+      continue;
+    }
+    if (auto p = procs_.find(image->pid); p != procs_.end()) {
+      auto& list = p->second->images;
+      list.erase(std::remove(list.begin(), list.end(), image), list.end());
+    }
+    unlink((image_dir_ + "/" + image->name).c_str());
+    unmap_image_file(&image->view);
+    it = images_.erase(it);
+  }
+}
+
+void TreeSampler::handle_ended() {
+  epoll_event events[64];
+  for (;;) {
+    int n = epoll_wait(epoll_fd_, events, 64, 0);
+    if (n <= 0) break;
+    for (int i = 0; i < n; ++i) {
+      auto it = procs_.find(pid_t(events[i].data.u64));
+      if (it != procs_.end()) it->second->ended = true;
+      end_proc(pid_t(events[i].data.u64));
+    }
+  }
+  std::vector<pid_t> ended;
+  for (auto& [pid, p] : procs_)
+    if (p->ended) ended.push_back(pid);
+  for (pid_t pid : ended) end_proc(pid);
+  forget_recorded_images();
+}
+
+size_t TreeSampler::settle() {
+  discover_images();
+  handle_ended();
+  return running_images();
+}
+
+bool TreeSampler::owns_descriptor(int fd) const {
+  if (fd == epoll_fd_) return true;
+  for (auto& [pid, p] : procs_) {
+    const ProcHandle& h = p->watch.handle;
+    if (fd == p->pidfd || fd == h.statm_fd || fd == h.stat_fd || fd == h.status_fd) return true;
+  }
+  return false;
+}
+
+size_t TreeSampler::running_images() const {
+  size_t n = 0;
+  for (auto& [name, image] : images_) n += image->running();
+  return n;
+}
+
+void TreeSampler::remove_image_dir() {
+  if (image_dir_.empty()) return;
+  for (auto& [name, image] : images_) {
+    unlink((image_dir_ + "/" + name).c_str());
+    unmap_image_file(&image->view);
+  }
+  images_.clear();
+  for (auto& [pid, p] : procs_) p->images.clear();
+  if (DIR* dir = opendir(image_dir_.c_str())) {
+    while (dirent* e = readdir(dir))
+      if (e->d_name[0] != '.') unlinkat(dirfd(dir), e->d_name, 0);
+    closedir(dir);
+  }
+  rmdir(image_dir_.c_str());
+}
 
 std::vector<pid_t> children_of(pid_t pid) {
   std::vector<pid_t> out;
@@ -34,34 +328,6 @@ bool is_shim_sampler(pid_t pid) {
   // parent until it renames itself.
   CpuAndExit stat;
   return parse_stat(text.c_str(), &stat) && stat.exit_signal == 0;
-}
-
-void TreeSampler::sample() {
-  uint64_t size = 0, rss = 0;
-  live_.clear();
-  samplers_alive_ = 0;
-  std::vector<pid_t> pending = children_of(root_);
-  while (!pending.empty()) {
-    pid_t pid = pending.back();
-    pending.pop_back();
-    if (is_shim_sampler(pid)) {
-      ++samplers_alive_;
-      continue;
-    }
-    int fd = open_proc_file(pid, "statm");
-    MemoryNow now;
-    bool alive = read_statm(fd, &now) && now.size_bytes > 0;
-    if (fd >= 0) close(fd);
-    if (!alive) continue;  // gone, or a zombie (its statm reads all zeros)
-    size += now.size_bytes;
-    rss += now.resident_bytes;
-    live_.push_back(pid);
-    seen_.insert(pid);
-    for (pid_t c : children_of(pid)) pending.push_back(c);
-  }
-  if (size > size_peak_) size_peak_ = size;
-  if (rss > rss_peak_) rss_peak_ = rss;
-  ++samples_;
 }
 
 }  // namespace account

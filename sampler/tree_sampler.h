@@ -1,42 +1,92 @@
-/// Sampling a whole process tree: the summed size and resident memory of every
-/// live descendant of a process, and the concurrent peaks of those sums.
+/// Sampling a whole process tree with one engine (sampling.h): every tick, the
+/// statm of every live descendant of a process, summed for the tree's
+/// concurrent peaks and folded into each process's own sampled peaks.
+///
+/// Under account run each process image the shim is loaded into has an image
+/// file in the run's private directory (libaccount/image_file.h): the tree
+/// sampler raises that image's peaks (and adds its timeline points) in the
+/// file, and writes the record of any image that dies without writing its own
+/// (SIGKILL, a crash, an OOM kill), so no image needs a sampler of its own.
 #pragma once
 
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <set>
+#include <string>
 #include <vector>
 
+#include "proc_reader.h"
+#include "sampling.h"
+
 namespace account {
+
+struct ImageInfo;
 
 class TreeSampler {
  public:
   /// Samples the descendants of `root` (its children, theirs, ...). The
   /// shim's own sampler processes ("account-sampler", and the first clone that
-  /// starts one) are not counted.
-  explicit TreeSampler(pid_t root) : root_(root) {}
+  /// starts one) are not counted. `image_dir`: the run's directory of image
+  /// files ("" for none).
+  /// `fallback`: the identity and settings for an image that died before it
+  /// could copy its own into its file (at least the output path).
+  explicit TreeSampler(pid_t root, std::string image_dir = "", const ImageInfo* fallback = nullptr,
+                       ProcReader& proc = system_proc());
+  ~TreeSampler();
+  TreeSampler(const TreeSampler&) = delete;
+  TreeSampler& operator=(const TreeSampler&) = delete;
 
-  /// One sample: walks the tree, sums statm, raises the peaks.
-  void sample();
+  /// Readable when a watched image's process has ended (poll it with the
+  /// Ticker's timeout, then call handle_ended()).
+  int wait_fd() const { return epoll_fd_; }
 
-  uint64_t size_peak_bytes() const { return size_peak_; }
-  uint64_t rss_peak_bytes() const { return rss_peak_; }
-  uint64_t samples() const { return samples_; }
-  /// Distinct processes seen in any sample.
+  /// One tick: finds new image files, walks the tree, reads every live
+  /// process's statm, sums and raises the peaks; ends with handle_ended().
+  void tick();
+  /// Writes the record of each image whose process has ended without one, and
+  /// forgets images that wrote their own.
+  void handle_ended();
+  /// Looks for image files once more and handles every ended image: call after
+  /// the command ended. Returns how many images are still running (daemons).
+  size_t settle();
+  /// Images whose process is still running and has not written its record.
+  size_t running_images() const;
+  /// True for the descriptors the sampler holds (to keep when closing others).
+  bool owns_descriptor(int fd) const;
+  /// Removes the image directory and whatever is left in it.
+  void remove_image_dir();
+
+  const SampledPeaks& peaks() const { return tree_; }
+  /// Distinct processes seen alive in any tick.
   uint64_t processes_seen() const { return seen_.size(); }
-  /// Live descendants in the last sample, and the shim samplers among them.
+  /// Live descendants in the last tick.
   const std::vector<pid_t>& live() const { return live_; }
-  size_t samplers_alive() const { return samplers_alive_; }
+  /// Records this sampler wrote for images that died without writing theirs.
+  uint64_t records_written() const { return records_written_; }
 
  private:
+  struct Image;
+  struct Proc;
+  Proc* proc_of(pid_t pid);
+  void discover_images();
+  void forget_recorded_images();
+  void record_death(Image& image, Proc* proc);
+  void end_proc(pid_t pid);
+
   pid_t root_;
-  uint64_t size_peak_ = 0;
-  uint64_t rss_peak_ = 0;
-  uint64_t samples_ = 0;
+  std::string image_dir_;
+  const ImageInfo* fallback_;
+  ProcReader& reader_;
+  int epoll_fd_ = -1;
+  SampledPeaks tree_{};
   std::set<pid_t> seen_;
   std::vector<pid_t> live_;
-  size_t samplers_alive_ = 0;
+  std::map<pid_t, std::unique_ptr<Proc>> procs_;
+  std::map<std::string, std::unique_ptr<Image>> images_;  // by file name
+  uint64_t records_written_ = 0;
 };
 
 /// Children of every thread of `pid` (from /proc/PID/task/TID/children).

@@ -1,0 +1,140 @@
+#include "image_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+namespace account {
+
+namespace {
+
+char g_image_path[kPathCapacity];
+bool g_in_file = false;
+
+bool put_text(char*& p, char* end, const char* s) {
+  while (*s && p < end) *p++ = *s++;
+  return *s == 0;
+}
+
+bool put_decimal(char*& p, char* end, uint64_t v) {
+  char digits[20];
+  int n = 0;
+  do digits[n++] = char('0' + v % 10), v /= 10;
+  while (v);
+  while (n && p < end) *p++ = digits[--n];
+  return n == 0;
+}
+
+// DIR/<pid>-<monotonic ns>: unique for every image, exec'd ones included.
+bool image_path(const char* dir, char* path, size_t cap) {
+  char* p = path;
+  char* end = path + cap - 1;
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  bool ok = put_text(p, end, dir) && put_text(p, end, "/") &&
+            put_decimal(p, end, uint64_t(getpid())) && put_text(p, end, "-") &&
+            put_decimal(p, end, uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec));
+  *p = 0;
+  return ok;
+}
+
+int open_image(const char* path, int flags) {
+  int fd;
+  do fd = open(path, flags | O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+  while (fd < 0 && errno == EINTR);
+  return fd_above_stdio(fd);
+}
+
+void* map_file(int fd, size_t size, uint64_t offset) {
+  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(offset));
+  return p == MAP_FAILED ? nullptr : p;
+}
+
+Region* map_in_file(ImagePlace* place) {
+  const char* dir = getenv(kRunDirVariable);
+  if (!dir || !*dir) return nullptr;
+  if (!image_path(dir, place->path, sizeof place->path)) return nullptr;
+  int fd = open_image(place->path, O_CREAT | O_EXCL);
+  if (fd < 0) return nullptr;  // the run is over (a daemon's late child): standalone
+  void* p = ftruncate(fd, off_t(kHeadBytes)) == 0 ? map_file(fd, kHeadBytes, 0) : nullptr;
+  close(fd);
+  if (!p) {
+    unlink(place->path);
+    return nullptr;
+  }
+  place->in_file = true;
+  Region* r = static_cast<Region*>(p);
+  r->info_offset = kInfoOffset;
+  return r;
+}
+
+}  // namespace
+
+void init_region(Region* r) {
+  r->magic = kRegionMagic;
+  r->slots[kSharedSlot].shared = 1;
+  r->slots[kSharedSlot].owned = 1;
+  r->slots[kSharedSlot].detour = kDetourAll;
+  r->slot_limit = 1;
+}
+
+Region* map_image_region(ImagePlace* place) {
+  int saved_errno = errno;
+  place->in_file = false;
+  Region* r = map_in_file(place);
+  if (!r) {
+    void* p = mmap(nullptr, kHeadBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    r = p == MAP_FAILED ? nullptr : static_cast<Region*>(p);
+  }
+  if (r) init_region(r);
+  errno = saved_errno;
+  return r;
+}
+
+void adopt_image_region(const ImagePlace& place) {
+  g_in_file = place.in_file;
+  if (g_in_file) {
+    char* p = g_image_path;
+    put_text(p, g_image_path + sizeof g_image_path - 1, place.path);
+    *p = 0;
+  }
+}
+
+void discard_image_region(Region* r, const ImagePlace& place) {
+  if (place.in_file) unlink(place.path);
+  munmap(r, kHeadBytes);
+}
+
+void unmap_image_region(Region* r) {
+  munmap(r, kHeadBytes);
+}
+
+bool image_in_file() {
+  return g_in_file;
+}
+
+void* map_image_part(size_t size, uint64_t* offset) {
+  *offset = 0;
+  if (!g_in_file) {
+    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? nullptr : p;
+  }
+  int saved_errno = errno;
+  int fd = open_image(g_image_path, 0);
+  void* p = nullptr;
+  struct stat st;
+  if (fd >= 0 && fstat(fd, &st) == 0) {
+    uint64_t at = image_round_up(size_t(st.st_size));
+    if (ftruncate(fd, off_t(at + size)) == 0) p = map_file(fd, size, at);
+    if (p) *offset = at;
+  }
+  if (fd >= 0) close(fd);
+  errno = saved_errno;
+  return p;
+}
+
+}  // namespace account

@@ -1,0 +1,88 @@
+// Where a process image's shared state lives.
+//
+// Standalone, the Region, timeline and backtrace groups are anonymous shared
+// mappings, inherited by the image's own sampler process. Under `account run`
+// (ACCOUNT_RUN_DIR names the run's private 0700 directory, on tmpfs) they are
+// parts of one file per image, DIR/<pid>-<n>, so that account run's tree
+// sampler can read them live, write the sampled peaks into them, and still
+// write the record of an image that died without running any code. The image
+// never holds a descriptor to its file: it is opened, sized, mapped and closed.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "region.h"
+#include "settings.h"
+
+namespace account {
+
+struct SharedTimeline;
+struct BacktraceStore;
+
+// What a sampler outside the image needs to write its record: the image's
+// identity and settings, copied once into the file.
+struct ImageInfo {
+  Identity identity;
+  Settings settings;
+};
+
+// Where map_image_region put a Region.
+struct ImagePlace {
+  bool in_file = false;
+  char path[kPathCapacity];
+};
+
+constexpr size_t kImagePage = 4096;
+constexpr size_t image_round_up(size_t n) {
+  return (n + kImagePage - 1) / kImagePage * kImagePage;
+}
+// The ImageInfo follows the Region; both are mapped together (also when
+// anonymous, so every Region mapping has the same size; untouched pages cost
+// nothing).
+constexpr size_t kInfoOffset = image_round_up(sizeof(Region));
+constexpr size_t kHeadBytes = image_round_up(kInfoOffset + sizeof(ImageInfo));
+
+// Maps a fresh, initialized Region for this image: a new image file when
+// ACCOUNT_RUN_DIR is set and usable, otherwise an anonymous shared mapping.
+// nullptr if neither can be mapped. Then exactly one of:
+Region* map_image_region(ImagePlace* place);
+// ... the Region is this image's (g_region): later parts go to its file.
+void adopt_image_region(const ImagePlace& place);
+// ... the Region is not used (another thread's won the race).
+void discard_image_region(Region* r, const ImagePlace& place);
+// Unmaps a Region this process no longer uses (a fork child's inherited one).
+void unmap_image_region(Region* r);
+// True when this image's Region is in an image file (a tree sampler watches it,
+// so the image starts no sampler of its own).
+bool image_in_file();
+
+// Maps `size` more bytes of shared state for this image: appended to its image
+// file (*offset receives where) or anonymous (*offset = 0). nullptr on failure.
+void* map_image_part(size_t size, uint64_t* offset);
+
+// (image_view.cc from here on.)
+// Copies g_identity and g_settings (the bytes in use) into the image file.
+void publish_image_info();
+
+// An image file mapped by a sampler outside the image.
+struct ImageFileView {
+  Region* region = nullptr;
+  const ImageInfo* info = nullptr;
+  SharedTimeline* timeline = nullptr;
+  const BacktraceStore* backtraces = nullptr;
+  void* base = nullptr;
+  size_t mapped = 0;
+};
+
+// Maps the whole file at `path` (read-write: the sampler raises peaks and claims
+// the record). False if it cannot be opened or is not an image file.
+bool map_image_file(const char* path, ImageFileView* view);
+// Maps again if the image has added parts since (a timeline, backtraces).
+bool refresh_image_file(const char* path, ImageFileView* view);
+void unmap_image_file(ImageFileView* view);
+
+// The environment variable account run sets for its tree.
+constexpr const char kRunDirVariable[] = "ACCOUNT_RUN_DIR";
+
+}  // namespace account

@@ -1,0 +1,53 @@
+// The keys of the records: the one list that the writers (record.cc) and the
+// reader (parse/record.cc) both use, so the two cannot drift apart.
+// docs/record-format.md explains each.
+#pragma once
+
+namespace account::keys {
+
+// Every record.
+inline constexpr char kSchema[] = "schema";
+inline constexpr char kKind[] = "kind";  // "process" or "tree"
+inline constexpr char kTest[] = "test";
+inline constexpr char kOp[] = "op";
+inline constexpr char kStartNs[] = "start_ns";
+inline constexpr char kEndNs[] = "end_ns";
+inline constexpr char kHost[] = "host";
+inline constexpr char kSampledSizePeak[] = "sampled_size_peak_bytes";
+inline constexpr char kSampledRssPeak[] = "sampled_rss_peak_bytes";
+inline constexpr char kSampledRssAnonPeak[] = "sampled_rss_anon_peak_bytes";
+inline constexpr char kSamples[] = "samples";
+inline constexpr char kExitCode[] = "exit_code";
+inline constexpr char kSignal[] = "signal";
+
+// Process records.
+inline constexpr char kPid[] = "pid";
+inline constexpr char kPpid[] = "ppid";
+inline constexpr char kExe[] = "exe";
+inline constexpr char kArgv[] = "argv";
+inline constexpr char kArgvTruncated[] = "argv_truncated";
+inline constexpr char kCpuUser[] = "cpu_user_s";
+inline constexpr char kCpuSys[] = "cpu_sys_s";
+inline constexpr char kMallocBytes[] = "malloc_bytes";
+inline constexpr char kMallocCalls[] = "malloc_calls";
+inline constexpr char kFreeCalls[] = "free_calls";
+inline constexpr char kReallocCopiedBytes[] = "realloc_copied_bytes";
+inline constexpr char kCopiedBytes[] = "copied_bytes";
+inline constexpr char kCopiedCalls[] = "copied_calls";
+inline constexpr char kHeapPeak[] = "heap_peak_bytes";
+inline constexpr char kMallocInterposed[] = "malloc_interposed";
+inline constexpr char kCounted[] = "counted";
+inline constexpr char kVmPeak[] = "vm_peak_bytes";
+inline constexpr char kRssPeak[] = "rss_peak_bytes";
+inline constexpr char kSamplerCpu[] = "sampler_cpu_s";
+inline constexpr char kEnd[] = "end";               // exit, exec, signal, killed, running
+inline constexpr char kWrittenBy[] = "written_by";  // process, sampler, watch
+inline constexpr char kWatchStartNs[] = "watch_start_ns";
+inline constexpr char kTimeline[] = "timeline";
+
+// Tree records.
+inline constexpr char kRun[] = "run";
+inline constexpr char kProcesses[] = "processes";
+inline constexpr char kAborted[] = "aborted";
+
+}  // namespace account::keys

@@ -1,0 +1,44 @@
+#include "proc_reader.h"
+
+#include <unistd.h>
+
+namespace account {
+
+namespace {
+class SystemProc final : public ProcReader {};
+// Constant-initialized (a vtable pointer only): no dynamic initializer in the shim.
+constinit SystemProc g_system_proc;
+}  // namespace
+
+bool ProcReader::open(ProcHandle* h) {
+  h->statm_fd = open_proc_file(h->pid, "statm");
+  if (h->statm_fd < 0) return false;
+  h->stat_fd = open_proc_file(h->pid, "stat");
+  h->status_fd = open_proc_file(h->pid, "status");
+  return true;
+}
+
+void ProcReader::close(ProcHandle* h) {
+  if (h->statm_fd >= 0) ::close(h->statm_fd);
+  if (h->stat_fd >= 0) ::close(h->stat_fd);
+  if (h->status_fd >= 0) ::close(h->status_fd);
+  h->statm_fd = h->stat_fd = h->status_fd = -1;
+}
+
+bool ProcReader::statm(ProcHandle* h, MemoryNow* out) {
+  return read_statm(h->statm_fd, out);
+}
+
+bool ProcReader::stat(ProcHandle* h, CpuAndExit* out) {
+  return read_stat(h->stat_fd, out);
+}
+
+bool ProcReader::status(ProcHandle* h, MemoryPeaks* out) {
+  return read_status_peaks(h->status_fd, out);
+}
+
+ProcReader& system_proc() {
+  return g_system_proc;
+}
+
+}  // namespace account

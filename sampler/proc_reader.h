@@ -1,0 +1,37 @@
+// /proc behind a small interface, so the sampling engine (sampling.h) can be
+// tested against a fake /proc: peaks, spikes between ticks, deaths, without
+// real processes or timing. Allocation-free and without the standard library:
+// the shim's per-image sampler uses it too.
+#pragma once
+
+#include <sys/types.h>
+
+#include "proc_files.h"
+
+namespace account {
+
+// One process's /proc files, kept open between ticks (re-read with pread).
+struct ProcHandle {
+  pid_t pid = 0;
+  int statm_fd = -1;
+  int stat_fd = -1;
+  int status_fd = -1;
+};
+
+class ProcReader {
+ public:
+  // Opens the files of h->pid; false if statm cannot be opened (gone already).
+  virtual bool open(ProcHandle* h);
+  virtual void close(ProcHandle* h);
+  virtual bool statm(ProcHandle* h, MemoryNow* out);
+  virtual bool stat(ProcHandle* h, CpuAndExit* out);
+  virtual bool status(ProcHandle* h, MemoryPeaks* out);
+
+ protected:
+  ~ProcReader() = default;
+};
+
+// The real /proc.
+ProcReader& system_proc();
+
+}  // namespace account

@@ -1,0 +1,73 @@
+#include "sampling.h"
+
+#include <time.h>
+
+namespace account {
+
+namespace {
+void raise(uint64_t* field, uint64_t v) {
+  if (v > __atomic_load_n(field, __ATOMIC_RELAXED)) __atomic_store_n(field, v, __ATOMIC_RELAXED);
+}
+}  // namespace
+
+void raise_peaks(SampledPeaks* peaks, const MemoryNow& now) {
+  raise(&peaks->size_bytes, now.size_bytes);
+  raise(&peaks->rss_bytes, now.resident_bytes);
+  raise(&peaks->anon_bytes, now.anon_bytes());
+  __atomic_store_n(&peaks->samples, __atomic_load_n(&peaks->samples, __ATOMIC_RELAXED) + 1,
+                   __ATOMIC_RELAXED);
+}
+
+bool sample_tick(ProcReader& proc, ProcessWatch* w, SampledPeaks* peaks, MemoryNow* now) {
+  bool slow = w->ticks % kSlowEvery == 0;
+  ++w->ticks;
+  if (!proc.statm(&w->handle, now) || now->size_bytes == 0) return false;
+  raise_peaks(peaks, *now);
+  if (slow) {
+    CpuAndExit cpu;
+    if (proc.stat(&w->handle, &cpu)) w->cpu = cpu;
+    MemoryPeaks kernel;
+    if (proc.status(&w->handle, &kernel)) w->kernel = kernel;
+  }
+  return true;
+}
+
+void read_final(ProcReader& proc, ProcessWatch* w) {
+  CpuAndExit cpu;
+  if (proc.stat(&w->handle, &cpu) && cpu.state != 'Z') w->cpu = cpu;
+  MemoryPeaks kernel;
+  if (proc.status(&w->handle, &kernel)) w->kernel = kernel;
+}
+
+Ending classify_death(ProcReader& proc, ProcessWatch* w, Writer writer) {
+  CpuAndExit last;
+  bool zombie = proc.stat(&w->handle, &last) && last.state == 'Z';
+  if (zombie) w->cpu = last;
+  return ending_from_wait_status(zombie, last.exit_code, writer);
+}
+
+uint64_t monotonic_now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+Ticker::Ticker(uint32_t interval_ms)
+    : interval_ns_(uint64_t(interval_ms ? interval_ms : 1) * 1000000ull),
+      next_ns_(monotonic_now_ns()) {}
+
+int Ticker::timeout_ms() const {
+  uint64_t now = monotonic_now_ns();
+  if (now >= next_ns_) return 0;
+  return int((next_ns_ - now + 999999) / 1000000);
+}
+
+bool Ticker::due() {
+  uint64_t now = monotonic_now_ns();
+  if (now < next_ns_) return false;
+  next_ns_ += interval_ns_;
+  if (next_ns_ <= now) next_ns_ = now + interval_ns_;  // after a stall: no burst of ticks
+  return true;
+}
+
+}  // namespace account

@@ -1,0 +1,70 @@
+// The sampling engine: one tick of one process, the tick schedule, and how a
+// process that died without writing its record ended. Used by every sampler:
+// account run's tree sampler, account watch and the shim's per-image sampler
+// (so it is allocation-free and async-signal-safe, like proc_reader.h).
+#pragma once
+
+#include <stdint.h>
+
+#include "ending.h"
+#include "proc_reader.h"
+
+namespace account {
+
+// Ticks between the slow reads (stat for CPU, status for the kernel's peaks);
+// every tick reads statm.
+constexpr uint64_t kSlowEvery = 20;
+
+// The sampled peaks of one process image. For an image the shim counts, they
+// live in its shared Region: the sampler raises them, the image reads them when
+// it writes its own record (hence the relaxed atomics).
+struct SampledPeaks {
+  uint64_t size_bytes;
+  uint64_t rss_bytes;
+  uint64_t anon_bytes;  // resident minus statm's shared
+  uint64_t samples;
+};
+
+// What a sampler knows of one process between ticks.
+struct ProcessWatch {
+  ProcHandle handle;
+  uint64_t ticks = 0;
+  CpuAndExit cpu;      // the last stat read
+  MemoryPeaks kernel;  // the last status read (VmPeak, VmHWM)
+};
+
+// Folds one statm reading into the peaks.
+void raise_peaks(SampledPeaks* peaks, const MemoryNow& now);
+
+// One tick: statm every tick, stat and status on the first tick and every
+// kSlowEvery after. Returns false (and changes no peak) when the process is
+// gone or a zombie (whose statm reads all zeros).
+bool sample_tick(ProcReader& proc, ProcessWatch* w, SampledPeaks* peaks, MemoryNow* now);
+
+// Final slow reads of a process that is still alive (CPU and kernel peaks as
+// late as possible); keeps the older values if it is gone.
+void read_final(ProcReader& proc, ProcessWatch* w);
+
+// A process ended and wrote no record: how it ended, from its zombie's stat
+// (which also gives the last CPU figures). Reaped before we looked: kKilled,
+// cause unknown.
+Ending classify_death(ProcReader& proc, ProcessWatch* w, Writer writer);
+
+// The tick schedule: ticks at a fixed rate on CLOCK_MONOTONIC, never drifting
+// by the time a tick takes, and never bunching up after a stall.
+class Ticker {
+ public:
+  explicit Ticker(uint32_t interval_ms);
+  // Milliseconds until the next tick (0: due now), for poll()'s timeout.
+  int timeout_ms() const;
+  // True when a tick is due; schedules the next one.
+  bool due();
+
+ private:
+  uint64_t interval_ns_;
+  uint64_t next_ns_;
+};
+
+uint64_t monotonic_now_ns();
+
+}  // namespace account
