@@ -1,0 +1,146 @@
+#include "process_watch.h"
+
+#include <poll.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "image_file.h"
+#include "proc_text.h"
+#include "record_writer.h"
+#include "sampling.h"
+#include "timeline_store.h"
+
+namespace account {
+
+namespace {
+
+uint64_t realtime_now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+// A start time in clock ticks after boot (/proc/PID/stat) on the realtime clock.
+uint64_t realtime_of_boot_ticks(uint64_t ticks) {
+  timespec boot, real;
+  clock_gettime(CLOCK_BOOTTIME, &boot);
+  clock_gettime(CLOCK_REALTIME, &real);
+  double boot_at =
+      double(real.tv_sec) + real.tv_nsec / 1e9 - (double(boot.tv_sec) + boot.tv_nsec / 1e9);
+  return uint64_t((boot_at + double(ticks) / double(sysconf(_SC_CLK_TCK))) * 1e9);
+}
+
+// The identity of a process watched from outside, as /proc tells it.
+void read_identity(pid_t pid, const CpuAndExit& stat, Identity* id) {
+  id->pid = pid;
+  id->ppid = stat.ppid;
+  id->start_realtime_ns = realtime_of_boot_ticks(stat.start_ticks);
+  std::string proc = "/proc/" + std::to_string(pid);
+  ssize_t n = readlink((proc + "/exe").c_str(), id->exe, sizeof id->exe - 1);
+  id->exe[n > 0 ? n : 0] = 0;
+  std::string cmdline = read_proc_text(proc + "/cmdline");  // NUL-separated, as Identity keeps it
+  if (cmdline.size() > sizeof id->argv) {
+    cmdline.resize(sizeof id->argv);
+    cmdline.back() = 0;
+    id->argv_truncated = true;
+  }
+  std::memcpy(id->argv, cmdline.data(), cmdline.size());
+  id->argv_len = cmdline.size();
+  id->argc = 0;
+  for (char c : cmdline) id->argc += c == 0;
+}
+
+}  // namespace
+
+std::optional<WatchOutcome> watch_process(const WatchRequest& request, std::string* error) {
+  ProcReader& proc = system_proc();
+  int pidfd = int(syscall(SYS_pidfd_open, request.pid, 0));
+  ProcessWatch w;
+  w.handle.pid = request.pid;
+  if (pidfd < 0 || !proc.open(&w.handle)) {
+    *error = std::strerror(errno);
+    if (pidfd >= 0) close(pidfd);
+    return std::nullopt;
+  }
+  auto info = std::make_unique<ImageInfo>();
+  proc.stat(&w.handle, &w.cpu);
+  read_identity(request.pid, w.cpu, &info->identity);
+  Settings& settings = info->settings;
+  settings.has_output = true;
+  copy_string(settings.test, sizeof settings.test, request.test.c_str());
+  copy_string(settings.op, sizeof settings.op, request.op.c_str());
+
+  // Nothing is counted inside the process: an empty Region holds the samples.
+  auto region = std::make_unique<Region>();
+  init_region(region.get());
+  std::vector<char> timeline_storage;
+  SharedTimeline* timeline = nullptr;
+  if (request.timeline) {
+    timeline_storage.resize(timeline_mapping_size(request.timeline_points));
+    timeline = reinterpret_cast<SharedTimeline*>(timeline_storage.data());
+    timeline_init(&timeline->state, request.timeline_points);
+    timeline->interval_ms = request.interval_ms;
+  }
+
+  WatchOutcome outcome;
+  uint64_t watch_start_ns = realtime_now_ns();
+  uint64_t watch_start_mono = monotonic_now_ns();
+  Ticker ticker(request.interval_ms);
+  Ending ending;
+  ending.writer = Writer::kWatch;
+  for (;;) {
+    pollfd fds[2] = {{pidfd, POLLIN, 0}, {request.stop_fd, POLLIN, 0}};
+    int ready = poll(fds, request.stop_fd >= 0 ? 2 : 1, ticker.timeout_ms());
+    if (ready > 0 && (fds[0].revents & POLLIN)) {
+      ending = classify_death(proc, &w, Writer::kWatch);
+      break;
+    }
+    if (ready > 0 && (fds[1].revents & POLLIN)) {
+      read_final(proc, &w);
+      ending.kind = EndKind::kRunning;
+      break;
+    }
+    if (!ticker.due()) continue;
+    MemoryNow now;
+    if (sample_tick(proc, &w, &region->sampled, &now) && timeline) {
+      TimelinePoint p{};
+      p.t_us = (monotonic_now_ns() - watch_start_mono) / 1000;
+      p.size_bytes = now.size_bytes;
+      p.rss_bytes = now.resident_bytes;
+      timeline_add(&timeline->state, timeline->points, p);
+    }
+  }
+  close(pidfd);
+  proc.close(&w.handle);
+
+  RecordSource src;
+  src.identity = &info->identity;
+  src.settings = &info->settings;
+  src.region = region.get();
+  src.timeline = timeline;
+  src.counted = false;
+  src.watch_start_ns = watch_start_ns;
+  FinalFigures f;
+  f.end_realtime_ns = realtime_now_ns();
+  f.cpu_user_ns = w.cpu.user_ns;
+  f.cpu_sys_ns = w.cpu.sys_ns;
+  f.peaks = w.kernel;
+  std::string line(record_capacity(src), '\0');
+  TextBuffer out(line.data(), line.size());
+  compose_record(out, src, f, ending);
+  line.resize(out.size());
+  outcome.record = std::move(line);
+  outcome.samples = region->sampled.samples;
+  outcome.size_peak_bytes = region->sampled.size_bytes;
+  outcome.rss_peak_bytes = region->sampled.rss_bytes;
+  outcome.seconds = double(f.end_realtime_ns - watch_start_ns) / 1e9;
+  return outcome;
+}
+
+}  // namespace account
