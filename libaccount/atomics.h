@@ -83,6 +83,11 @@ inline void raise_owned(int64_t* field, int64_t v) {
 #endif
 }
 
+// Large arrays that a process start mostly leaves untouched go after every
+// small variable (the shim is linked with --sort-section=name): the small ones
+// then share a few pages, and each page a start writes is a page fault.
+#define ACCOUNT_LARGE_BSS __attribute__((section(".bss.zz_large")))
+
 #define ACCOUNT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define ACCOUNT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 

@@ -26,7 +26,7 @@ pthread_key_t g_release_key;
 bool g_release_key_ready = false;
 // Counts nobody reads: when no shared region can be mapped, and in the sampler
 // process (whose memory is private, so nothing reaches the target's region).
-Region g_private_region;
+ACCOUNT_LARGE_BSS Region g_private_region;
 // kDetourHeap until the usable-size check passes (set_heap_detour).
 uint32_t g_heap_detour = kDetourHeap;
 

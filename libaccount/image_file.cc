@@ -8,11 +8,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "atomics.h"
+
 namespace account {
 
 namespace {
 
-char g_image_path[kPathCapacity];
+ACCOUNT_LARGE_BSS char g_image_path[kPathCapacity];
 bool g_in_file = false;
 
 bool put_text(char*& p, char* end, const char* s) {
@@ -54,6 +56,13 @@ void* map_file(int fd, size_t size, uint64_t offset) {
   return p == MAP_FAILED ? nullptr : p;
 }
 
+// ACCOUNT_SAMPLE_MS=0, read before the settings are (the Region is mapped at
+// the first counted call, which may come before the shim's constructor).
+bool sampling_off() {
+  const char* v = getenv("ACCOUNT_SAMPLE_MS");
+  return v && v[0] == '0' && v[1] == 0;
+}
+
 Region* map_in_file(ImagePlace* place) {
   const char* dir = getenv(kRunDirVariable);
   if (!dir || !*dir) return nullptr;
@@ -87,7 +96,10 @@ Region* map_image_region(ImagePlace* place) {
   place->in_file = false;
   Region* r = map_in_file(place);
   if (!r) {
-    void* p = mmap(nullptr, kHeadBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    // Shared only if a sampler process of this image will read it: a private
+    // mapping costs the kernel no shared-memory object.
+    int sharing = sampling_off() ? MAP_PRIVATE : MAP_SHARED;
+    void* p = mmap(nullptr, kHeadBytes, PROT_READ | PROT_WRITE, sharing | MAP_ANONYMOUS, -1, 0);
     r = p == MAP_FAILED ? nullptr : static_cast<Region*>(p);
   }
   if (r) init_region(r);

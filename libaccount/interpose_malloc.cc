@@ -51,8 +51,6 @@ __attribute__((constructor(101))) void start_allocator() {
   g_malloc_interposed =
       dlsym(RTLD_DEFAULT, "malloc") == reinterpret_cast<void*>(&account_own_malloc);
   next_allocator_ready();
-  check_usable_from_header();
-  update_heap_detour();
 }
 
 // n * size, or SIZE_MAX (which no allocator can serve) when it overflows.
@@ -65,6 +63,7 @@ size_t checked_product(size_t n, size_t size) {
 // calls dlsym makes are served from the bootstrap arena, uncounted.
 __attribute__((noinline, cold)) void* malloc_rare(size_t size) {
   if (!next_allocator_ready()) return bootstrap_alloc(size, 16);
+  if (ACCOUNT_UNLIKELY(check_usable_from_header_once())) update_heap_detour();
   void* p = g_next.malloc(size);
   count_alloc(size, p);
   return p;

@@ -72,7 +72,8 @@ __attribute__((constructor(101))) void start(int argc, char** argv, char**) {
   resolve_real_copy();
   capture_identity(argc, argv);
   load_settings();
-  if (g_settings.has_output) check_output_writable(g_settings, g_identity.pid);
+  // Under account run (an image file) the run checked its output already.
+  if (g_settings.has_output && !image_in_file()) check_output_writable(g_settings, g_identity.pid);
   on_exit(on_exit_handler, nullptr);
   pthread_atfork(nullptr, nullptr, after_fork_in_child);
   g_started = true;
@@ -92,10 +93,7 @@ void collect_final_figures(FinalFigures& f) {
     f.cpu_sys_ns = timeval_ns(usage.ru_stime);
   }
   int fd = open_proc_file(0, "status");
-  read_status_peaks(fd, &f.peaks);
-  if (fd >= 0) close(fd);
-  fd = open_proc_file(0, "statm");
-  read_statm(fd, &f.last);
+  read_status(fd, &f.peaks, &f.last);
   if (fd >= 0) close(fd);
 }
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdint.h>
 
+#include "atomics.h"
 #include "find_next.h"
 
 extern "C" {
@@ -59,7 +60,7 @@ void resolve() {
 
 constexpr size_t kArenaBytes = 16 * 1024;  // dlsym's own needs are a few hundred bytes
 constexpr size_t kHeader = 16;             // the block's size, kept just below it
-alignas(4096) unsigned char g_arena[kArenaBytes];
+alignas(4096) ACCOUNT_LARGE_BSS unsigned char g_arena[kArenaBytes];
 size_t g_arena_used = 0;
 
 }  // namespace

@@ -85,16 +85,20 @@ void record_death(ProcessWatch& w, Region* r) {
   store_relaxed(&r->sampler_pid, pid_t(syscall(SYS_getpid)));
 
   // The pidfd was opened by the target before the clone: a target killed at
-  // once is still ours to record. Its /proc files may already be gone.
+  // once is still ours to record. Its /proc files are opened when first
+  // needed, and the first sample waits one interval: a process shorter than
+  // that costs its sampler nothing but this wait (its record still has the
+  // kernel's peaks and a last reading at exit).
   ProcessWatch w;
   w.handle.pid = target;
-  system_proc().open(&w.handle);
-  Ticker ticker(g_settings.sample_ms);
+  bool opened = false;
+  Ticker ticker(g_settings.sample_ms, false);
   for (;;) {
     if (load_relaxed(&r->image_state) != kRunning) break;
     pollfd p{pidfd, POLLIN, 0};
     int ready = poll(&p, 1, ticker.timeout_ms());
     if (load_relaxed(&r->image_state) != kRunning) break;
+    if (!opened) opened = system_proc().open(&w.handle);
     if (ready > 0) {
       record_death(w, r);
       break;
@@ -122,7 +126,7 @@ struct SamplerStart {
 // The first clone's stack: it shares the target's memory (CLONE_VM) while the
 // target waits for it (CLONE_VFORK), so it must write nothing but this stack
 // and its own task's attributes.
-alignas(64) char g_intermediate_stack[64 * 1024];
+alignas(64) ACCOUNT_LARGE_BSS char g_intermediate_stack[64 * 1024];
 
 int intermediate_main(void* arg) {
   const SamplerStart* start = static_cast<const SamplerStart*>(arg);

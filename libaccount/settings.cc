@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "atomics.h"
 #include "real_copy.h"
 #include "text_buffer.h"
 #include "values.h"
@@ -12,7 +13,7 @@
 namespace account {
 
 Settings g_settings;
-Identity g_identity;
+ACCOUNT_LARGE_BSS Identity g_identity;
 
 void copy_string(char* dst, size_t cap, const char* src) {
   size_t n = string_length(src);

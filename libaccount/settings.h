@@ -12,18 +12,21 @@ constexpr size_t kPathCapacity = 4096;
 constexpr size_t kLabelCapacity = 1024;
 constexpr size_t kArgvCapacity = 16384;
 
+// Scalars first, then the strings by how often they are long: a process
+// writes only the first pages of each (every page it writes is a page fault
+// at every process start).
 struct Settings {
   bool has_output = false;
-  char output[kPathCapacity] = {};  // absolute; "%p" is expanded when writing
+  bool timeline = false;
+  bool record_argv = true;
+  uint32_t sample_ms = 5;  // 0: no sampler
+  uint32_t timeline_points = 2048;
+  uint32_t backtrace_depth = 32;
+  uint64_t backtrace_min = 0;  // 0: off
   char test[kLabelCapacity] = {};
   char op[kLabelCapacity] = {};
-  uint32_t sample_ms = 5;  // 0: no sampler
-  bool timeline = false;
-  uint32_t timeline_points = 2048;
-  uint64_t backtrace_min = 0;  // 0: off
-  uint32_t backtrace_depth = 32;
+  char output[kPathCapacity] = {};         // absolute; "%p" is expanded when writing
   char backtrace_log[kPathCapacity] = {};  // absolute; "" = no log; "%p" expanded
-  bool record_argv = true;
 };
 
 struct Identity {
@@ -31,11 +34,11 @@ struct Identity {
   pid_t ppid = 0;
   uint64_t start_realtime_ns = 0;
   uint64_t start_monotonic_ns = 0;
-  char exe[kPathCapacity] = {};
-  char argv[kArgvCapacity] = {};  // NUL-separated
   size_t argv_len = 0;
   int argc = 0;
   bool argv_truncated = false;
+  char exe[kPathCapacity] = {};
+  char argv[kArgvCapacity] = {};  // NUL-separated
 };
 
 extern Settings g_settings;

@@ -32,5 +32,9 @@ inline int64_t usable_size(void* p) {
 // Sets g_usable_from_header if the next allocator is glibc's and the header
 // agrees with its malloc_usable_size.
 void check_usable_from_header();
+// The same, once per process, at the first malloc: a program that never
+// allocates gets no heap from the shim (the check allocates). True if this
+// call ran it (the caller then updates the heap detour).
+bool check_usable_from_header_once();
 
 }  // namespace account

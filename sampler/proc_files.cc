@@ -62,6 +62,8 @@ ssize_t pread_text(int fd, char* buf, size_t cap) {
     if (n < 0) return -1;
     if (n == 0) break;
     len += size_t(n);
+    // /proc files are made whole at the first read: a short read is the end.
+    if (size_t(n) < cap - 1 - (len - size_t(n))) break;
   }
   buf[len] = 0;
   return ssize_t(len);
@@ -84,6 +86,17 @@ bool parse_status_peaks(const char* text, MemoryPeaks* out) {
   out->valid = status_kb(text, "VmPeak", &out->vm_peak_bytes) &&
                status_kb(text, "VmHWM", &out->rss_peak_bytes);
   return out->valid;
+}
+
+bool parse_status_now(const char* text, MemoryNow* out) {
+  uint64_t file = 0, shmem = 0;
+  if (!status_kb(text, "VmSize", &out->size_bytes) ||
+      !status_kb(text, "VmRSS", &out->resident_bytes))
+    return false;
+  status_kb(text, "RssFile", &file);
+  status_kb(text, "RssShmem", &shmem);
+  out->shared_bytes = file + shmem;
+  return true;
 }
 
 bool parse_stat(const char* text, CpuAndExit* out) {
@@ -150,6 +163,13 @@ bool read_statm(int fd, MemoryNow* out) {
 bool read_status_peaks(int fd, MemoryPeaks* out) {
   char buf[4096];
   return pread_text(fd, buf, sizeof buf) > 0 && parse_status_peaks(buf, out);
+}
+
+bool read_status(int fd, MemoryPeaks* peaks, MemoryNow* now) {
+  char buf[4096];
+  if (pread_text(fd, buf, sizeof buf) <= 0) return false;
+  parse_status_now(buf, now);
+  return parse_status_peaks(buf, peaks);
 }
 
 bool read_stat(int fd, CpuAndExit* out) {

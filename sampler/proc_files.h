@@ -42,6 +42,9 @@ ssize_t pread_text(int fd, char* buf, size_t cap);
 
 bool parse_statm(const char* text, MemoryNow* out);
 bool parse_status_peaks(const char* text, MemoryPeaks* out);
+// The current figures from status (VmSize, VmRSS, RssFile + RssShmem): what
+// statm says, so one read of status gives both the peaks and the present.
+bool parse_status_now(const char* text, MemoryNow* out);
 bool parse_stat(const char* text, CpuAndExit* out);
 
 // The one rule for descriptors opened inside a program: a process started with
@@ -54,6 +57,8 @@ int open_proc_file(pid_t pid, const char* name);
 
 bool read_statm(int fd, MemoryNow* out);
 bool read_status_peaks(int fd, MemoryPeaks* out);
+// Peaks and present from one read of status.
+bool read_status(int fd, MemoryPeaks* peaks, MemoryNow* now);
 bool read_stat(int fd, CpuAndExit* out);
 
 }  // namespace account

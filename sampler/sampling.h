@@ -54,7 +54,8 @@ Ending classify_death(ProcReader& proc, ProcessWatch* w, Writer writer);
 // by the time a tick takes, and never bunching up after a stall.
 class Ticker {
  public:
-  explicit Ticker(uint32_t interval_ms);
+  // The first tick is due at once, or (at_once false) after one interval.
+  explicit Ticker(uint32_t interval_ms, bool at_once = true);
   // Milliseconds until the next tick (0: due now), for poll()'s timeout.
   int timeout_ms() const;
   // True when a tick is due; schedules the next one.
