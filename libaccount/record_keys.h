@@ -1,4 +1,4 @@
-// The keys of the records: the one list that the writers (record.cc) and the
+// The keys of the records: the one list that the writer (record_writer.cc) and the
 // reader (parse/record.cc) both use, so the two cannot drift apart.
 // docs/record-format.md explains each.
 #pragma once

@@ -4,6 +4,8 @@
 
 #include <boost/json.hpp>
 
+#include "../libaccount/record_keys.h"
+
 namespace account {
 
 namespace json = boost::json;
@@ -106,28 +108,28 @@ std::optional<Record> record_from_value(const json::value& value, std::string* r
   const json::object& o = value.as_object();
   Fields f(o);
   uint64_t schema = 0;
-  f.u64("schema", schema);
+  f.u64(keys::kSchema, schema);
   if (f.ok() && schema != 1) {
     *reason = fmt::format("unknown schema {}", schema);
     return std::nullopt;
   }
   std::string kind = "process";
-  f.string("kind", kind, false);
+  f.string(keys::kKind, kind, false);
   if (f.ok() && kind == "tree") {
     TreeRecord t;
-    f.string("test", t.test);
-    f.string("op", t.op);
-    f.u64("start_ns", t.start_ns);
-    f.u64("end_ns", t.end_ns);
-    f.u64("processes", t.processes);
-    f.u64("sampled_size_peak_bytes", t.sampled_size_peak_bytes);
-    f.u64("sampled_rss_peak_bytes", t.sampled_rss_peak_bytes);
-    f.u64("sampled_rss_anon_peak_bytes", t.sampled_rss_anon_peak_bytes, false);
-    f.u64("samples", t.samples, false);
-    f.optional_i64("exit_code", t.exit_code);
-    f.optional_i64("signal", t.signal);
-    f.boolean("aborted", t.aborted);
-    f.u64("run", t.run, false);
+    f.string(keys::kTest, t.test);
+    f.string(keys::kOp, t.op);
+    f.u64(keys::kStartNs, t.start_ns);
+    f.u64(keys::kEndNs, t.end_ns);
+    f.u64(keys::kProcesses, t.processes);
+    f.u64(keys::kSampledSizePeak, t.sampled_size_peak_bytes);
+    f.u64(keys::kSampledRssPeak, t.sampled_rss_peak_bytes);
+    f.u64(keys::kSampledRssAnonPeak, t.sampled_rss_anon_peak_bytes, false);
+    f.u64(keys::kSamples, t.samples, false);
+    f.optional_i64(keys::kExitCode, t.exit_code);
+    f.optional_i64(keys::kSignal, t.signal);
+    f.boolean(keys::kAborted, t.aborted);
+    f.u64(keys::kRun, t.run, false);
     if (!f.ok()) {
       *reason = f.error();
       return std::nullopt;
@@ -139,35 +141,35 @@ std::optional<Record> record_from_value(const json::value& value, std::string* r
     return std::nullopt;
   }
   ProcessRecord p;
-  f.i64("pid", p.pid);
-  f.i64("ppid", p.ppid);
-  f.string("exe", p.exe);
-  f.strings("argv", p.argv);
-  f.string("test", p.test);
-  f.string("op", p.op);
-  f.u64("start_ns", p.start_ns);
-  f.u64("end_ns", p.end_ns);
-  f.number("cpu_user_s", p.cpu_user_s);
-  f.number("cpu_sys_s", p.cpu_sys_s);
-  f.u64("malloc_bytes", p.malloc_bytes);
-  f.u64("malloc_calls", p.malloc_calls);
-  f.u64("free_calls", p.free_calls);
-  f.u64("realloc_copied_bytes", p.realloc_copied_bytes, false);
-  f.u64("copied_bytes", p.copied_bytes);
-  f.u64("copied_calls", p.copied_calls);
-  f.u64("heap_peak_bytes", p.heap_peak_bytes);
-  f.u64("vm_peak_bytes", p.vm_peak_bytes);
-  f.u64("rss_peak_bytes", p.rss_peak_bytes);
-  f.u64("sampled_size_peak_bytes", p.sampled_size_peak_bytes);
-  f.u64("sampled_rss_peak_bytes", p.sampled_rss_peak_bytes);
-  f.u64("sampled_rss_anon_peak_bytes", p.sampled_rss_anon_peak_bytes, false);
-  f.u64("samples", p.samples);
-  f.number("sampler_cpu_s", p.sampler_cpu_s, false);
-  f.string("end", p.end);
-  f.optional_i64("exit_code", p.exit_code);
-  f.optional_i64("signal", p.signal);
-  f.string("written_by", p.written_by, false);
-  f.boolean("aborted", p.aborted);
+  f.i64(keys::kPid, p.pid);
+  f.i64(keys::kPpid, p.ppid);
+  f.string(keys::kExe, p.exe);
+  f.strings(keys::kArgv, p.argv);
+  f.string(keys::kTest, p.test);
+  f.string(keys::kOp, p.op);
+  f.u64(keys::kStartNs, p.start_ns);
+  f.u64(keys::kEndNs, p.end_ns);
+  f.number(keys::kCpuUser, p.cpu_user_s);
+  f.number(keys::kCpuSys, p.cpu_sys_s);
+  f.u64(keys::kMallocBytes, p.malloc_bytes);
+  f.u64(keys::kMallocCalls, p.malloc_calls);
+  f.u64(keys::kFreeCalls, p.free_calls);
+  f.u64(keys::kReallocCopiedBytes, p.realloc_copied_bytes, false);
+  f.u64(keys::kCopiedBytes, p.copied_bytes);
+  f.u64(keys::kCopiedCalls, p.copied_calls);
+  f.u64(keys::kHeapPeak, p.heap_peak_bytes);
+  f.u64(keys::kVmPeak, p.vm_peak_bytes);
+  f.u64(keys::kRssPeak, p.rss_peak_bytes);
+  f.u64(keys::kSampledSizePeak, p.sampled_size_peak_bytes);
+  f.u64(keys::kSampledRssPeak, p.sampled_rss_peak_bytes);
+  f.u64(keys::kSampledRssAnonPeak, p.sampled_rss_anon_peak_bytes, false);
+  f.u64(keys::kSamples, p.samples);
+  f.number(keys::kSamplerCpu, p.sampler_cpu_s, false);
+  f.string(keys::kEnd, p.end);
+  f.optional_i64(keys::kExitCode, p.exit_code);
+  f.optional_i64(keys::kSignal, p.signal);
+  f.string(keys::kWrittenBy, p.written_by, false);
+  f.boolean(keys::kAborted, p.aborted);
   // "running": account watch stopped before the process ended.
   if (f.ok() && p.end != "exit" && p.end != "exec" && p.end != "signal" && p.end != "killed" &&
       p.end != "running") {

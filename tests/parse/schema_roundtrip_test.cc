@@ -1,0 +1,645 @@
+// The record schema end to end: every kind of record the writers compose
+// (libaccount/record_writer.cc, the one writer of the shim, the samplers and
+// account watch) is read back by parse_record (parse/record.cc) and compared
+// field by field. The key names expected here are spelled out as
+// docs/record-format.md has them, not taken from record_keys.h, so a key
+// renamed in that one place fails here.
+#include <gtest/gtest.h>
+#include <string.h>
+
+#include <boost/json.hpp>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "record.h"
+#include "record_writer.h"
+#include "timeline_store.h"
+
+namespace account {
+namespace {
+
+namespace json = boost::json;
+
+// The parts of a process record: an identity, settings and a region whose
+// slots hold known counters, as a writer finds them.
+struct Image {
+  std::unique_ptr<Identity> identity = std::make_unique<Identity>();
+  std::unique_ptr<Settings> settings = std::make_unique<Settings>();
+  std::unique_ptr<Region> region = std::make_unique<Region>();  // zeroed
+  std::vector<unsigned char> timeline_storage;
+
+  Image() {
+    init_region(region.get());
+    Identity& id = *identity;
+    id.pid = 4242;
+    id.ppid = 4200;
+    id.start_realtime_ns = 1796021730654686804ull;
+    copy_string(id.exe, sizeof id.exe, "/usr/bin/git");
+    set_argv({"git", "add", "."});
+    copy_string(settings->test, sizeof settings->test, "zero_small");
+    copy_string(settings->op, sizeof settings->op, "add files");
+
+    // Three slots in use: the shared overflow slot 0 and two threads' slots.
+    Slot* s = region->slots;
+    s[0].malloc_calls = 10, s[0].malloc_bytes = 1000, s[0].free_calls = 7;
+    s[0].copied_calls = 3, s[0].copied_bytes = 300, s[0].realloc_copied_bytes = 30;
+    s[0].heap_peak = 5000;
+    s[1].malloc_calls = 20, s[1].malloc_bytes = 2000000, s[1].free_calls = 19;
+    s[1].copied_calls = 4, s[1].copied_bytes = 40000, s[1].realloc_copied_bytes = 400;
+    s[1].heap_peak = 70000;
+    s[2].malloc_calls = 5, s[2].malloc_bytes = 4294967296ull * 3, s[2].free_calls = 5;
+    s[2].copied_calls = 1000000, s[2].copied_bytes = 8, s[2].realloc_copied_bytes = 0;
+    s[2].heap_peak = 60000;
+    // Beyond slot_limit: never claimed, never read.
+    s[3].malloc_calls = 999, s[3].malloc_bytes = 999, s[3].heap_peak = 999999999;
+    region->slot_limit = 3;
+
+    region->sampled.size_bytes = 7643136;
+    region->sampled.rss_bytes = 2883584;
+    region->sampled.anon_bytes = 1048576;
+    region->sampled.samples = 57;
+    region->sampler_cpu_ns = 2500000;  // 0.0025 s
+  }
+
+  void set_argv(const std::vector<std::string>& args) {
+    Identity& id = *identity;
+    size_t pos = 0;
+    for (const std::string& a : args) {
+      memcpy(id.argv + pos, a.data(), a.size());
+      id.argv[pos + a.size()] = 0;
+      pos += a.size() + 1;
+    }
+    id.argv_len = pos;
+    id.argc = int(args.size());
+  }
+
+  // A timeline of `capacity` points holding `points`.
+  void set_timeline(uint32_t capacity, const std::vector<TimelinePoint>& points) {
+    timeline_storage.assign(timeline_mapping_size(capacity), 0);
+    SharedTimeline* t = timeline();
+    timeline_init(&t->state, capacity);
+    t->interval_ms = 5;
+    for (const TimelinePoint& p : points) timeline_add(&t->state, t->points, p);
+  }
+  SharedTimeline* timeline() {
+    return timeline_storage.empty() ? nullptr
+                                    : reinterpret_cast<SharedTimeline*>(timeline_storage.data());
+  }
+
+  RecordSource source() {
+    RecordSource src;
+    src.identity = identity.get();
+    src.settings = settings.get();
+    src.region = region.get();
+    src.timeline = timeline();
+    return src;
+  }
+};
+
+// Slot sums of Image: slots 0-2.
+constexpr uint64_t kMallocCalls = 35, kMallocBytes = 1000 + 2000000 + 4294967296ull * 3;
+constexpr uint64_t kFreeCalls = 31, kCopiedCalls = 1000007, kCopiedBytes = 40308;
+constexpr uint64_t kReallocCopied = 430, kHeapPeak = 70000;
+
+FinalFigures figures() {
+  FinalFigures f;
+  f.end_realtime_ns = 1796021731655619921ull;
+  f.cpu_user_ns = 1234567891;  // 1.234567 s (microsecond resolution)
+  f.cpu_sys_ns = 5999;         // 0.000005 s
+  f.peaks.vm_peak_bytes = 9000000;
+  f.peaks.rss_peak_bytes = 3000000;
+  f.peaks.valid = true;
+  return f;
+}
+
+Ending ending(EndKind kind, int code, Writer writer = Writer::kProcess, bool known = true) {
+  Ending e;
+  e.kind = kind;
+  e.code = code;
+  e.code_known = known;
+  e.writer = writer;
+  return e;
+}
+
+std::string compose(const RecordSource& src, const FinalFigures& f, const Ending& e) {
+  std::vector<char> storage(record_capacity(src));
+  TextBuffer out(storage.data(), storage.size());
+  compose_record(out, src, f, e);
+  EXPECT_FALSE(out.overflowed());
+  return std::string(out.data(), out.size());
+}
+
+std::string compose_tree(const TreeFigures& tree) {
+  std::vector<char> storage(4096);
+  TextBuffer out(storage.data(), storage.size());
+  compose_tree_record(out, tree);
+  EXPECT_FALSE(out.overflowed());
+  return std::string(out.data(), out.size());
+}
+
+// One JSON Lines line: a single '\n', at the end.
+void expect_one_line(const std::string& line) {
+  ASSERT_FALSE(line.empty());
+  EXPECT_EQ(line.back(), '\n');
+  EXPECT_EQ(line.find('\n'), line.size() - 1) << line;
+}
+
+// Parsed both ways (parse_record and a reused RecordParser), which must agree.
+template <typename T>
+T parse_as(const std::string& line) {
+  std::string reason;
+  std::optional<Record> r = parse_record(line, &reason);
+  EXPECT_TRUE(r.has_value()) << reason << "\n" << line;
+  if (!r) return T{};
+  EXPECT_TRUE(std::holds_alternative<T>(*r)) << line;
+  RecordParser parser;
+  std::optional<Record> again = parser.parse(line, &reason);
+  EXPECT_TRUE(again.has_value()) << reason;
+  if (!std::holds_alternative<T>(*r)) return T{};
+  return std::get<T>(*r);
+}
+
+// The keys of the raw object, in the order written.
+std::vector<std::string> keys_of(const json::object& o) {
+  std::vector<std::string> names;
+  for (const auto& kv : o) names.emplace_back(kv.key());
+  return names;
+}
+
+json::object raw(const std::string& line) {
+  return json::parse(line).as_object();
+}
+
+// The key sequence of a process record (docs/record-format.md).
+struct Shape {
+  bool argv_truncated = false;
+  bool watch = false;  // watch_start_ns, counted: false, no sampler_cpu_s
+  bool malloc_not_interposed = false;
+  const char* end_key = nullptr;  // "exit_code", "signal" or none
+  bool timeline = false;
+};
+
+std::vector<std::string> process_keys(const Shape& s) {
+  std::vector<std::string> k = {"schema", "kind", "pid", "ppid", "exe", "argv"};
+  if (s.argv_truncated) k.push_back("argv_truncated");
+  for (const char* name : {"test", "op", "start_ns"}) k.push_back(name);
+  if (s.watch) k.push_back("watch_start_ns");
+  for (const char* name :
+       {"end_ns", "cpu_user_s", "cpu_sys_s", "malloc_bytes", "malloc_calls", "free_calls",
+        "realloc_copied_bytes", "copied_bytes", "copied_calls", "heap_peak_bytes"})
+    k.push_back(name);
+  if (s.malloc_not_interposed) k.push_back("malloc_interposed");
+  if (s.watch) k.push_back("counted");
+  for (const char* name : {"vm_peak_bytes", "rss_peak_bytes", "sampled_size_peak_bytes",
+                           "sampled_rss_peak_bytes", "sampled_rss_anon_peak_bytes", "samples"})
+    k.push_back(name);
+  if (!s.watch) k.push_back("sampler_cpu_s");
+  k.push_back("end");
+  if (s.end_key) k.push_back(s.end_key);
+  k.push_back("written_by");
+  if (s.timeline) k.push_back("timeline");
+  return k;
+}
+
+// Every field of ProcessRecord, one by one.
+void expect_process(const ProcessRecord& got, const ProcessRecord& want) {
+  EXPECT_EQ(got.pid, want.pid);
+  EXPECT_EQ(got.ppid, want.ppid);
+  EXPECT_EQ(got.exe, want.exe);
+  EXPECT_EQ(got.argv, want.argv);
+  EXPECT_EQ(got.test, want.test);
+  EXPECT_EQ(got.op, want.op);
+  EXPECT_EQ(got.start_ns, want.start_ns);
+  EXPECT_EQ(got.end_ns, want.end_ns);
+  EXPECT_EQ(got.cpu_user_s, want.cpu_user_s);
+  EXPECT_EQ(got.cpu_sys_s, want.cpu_sys_s);
+  EXPECT_EQ(got.malloc_bytes, want.malloc_bytes);
+  EXPECT_EQ(got.malloc_calls, want.malloc_calls);
+  EXPECT_EQ(got.free_calls, want.free_calls);
+  EXPECT_EQ(got.realloc_copied_bytes, want.realloc_copied_bytes);
+  EXPECT_EQ(got.copied_bytes, want.copied_bytes);
+  EXPECT_EQ(got.copied_calls, want.copied_calls);
+  EXPECT_EQ(got.heap_peak_bytes, want.heap_peak_bytes);
+  EXPECT_EQ(got.vm_peak_bytes, want.vm_peak_bytes);
+  EXPECT_EQ(got.rss_peak_bytes, want.rss_peak_bytes);
+  EXPECT_EQ(got.sampled_size_peak_bytes, want.sampled_size_peak_bytes);
+  EXPECT_EQ(got.sampled_rss_peak_bytes, want.sampled_rss_peak_bytes);
+  EXPECT_EQ(got.sampled_rss_anon_peak_bytes, want.sampled_rss_anon_peak_bytes);
+  EXPECT_EQ(got.samples, want.samples);
+  EXPECT_EQ(got.sampler_cpu_s, want.sampler_cpu_s);
+  EXPECT_EQ(got.end, want.end);
+  EXPECT_EQ(got.exit_code, want.exit_code);
+  EXPECT_EQ(got.signal, want.signal);
+  EXPECT_EQ(got.written_by, want.written_by);
+  EXPECT_EQ(got.aborted, want.aborted);
+}
+
+// What Image with figures() reads back as, before the ending.
+ProcessRecord expected_base() {
+  ProcessRecord p;
+  p.pid = 4242;
+  p.ppid = 4200;
+  p.exe = "/usr/bin/git";
+  p.argv = {"git", "add", "."};
+  p.test = "zero_small";
+  p.op = "add files";
+  p.start_ns = 1796021730654686804ull;
+  p.end_ns = 1796021731655619921ull;
+  p.cpu_user_s = 1.234567;
+  p.cpu_sys_s = 0.000005;
+  p.malloc_bytes = kMallocBytes;
+  p.malloc_calls = kMallocCalls;
+  p.free_calls = kFreeCalls;
+  p.realloc_copied_bytes = kReallocCopied;
+  p.copied_bytes = kCopiedBytes;
+  p.copied_calls = kCopiedCalls;
+  p.heap_peak_bytes = kHeapPeak;
+  p.vm_peak_bytes = 9000000;  // the kernel's, above the sampled
+  p.rss_peak_bytes = 3000000;
+  p.sampled_size_peak_bytes = 7643136;
+  p.sampled_rss_peak_bytes = 2883584;
+  p.sampled_rss_anon_peak_bytes = 1048576;
+  p.samples = 57;
+  p.sampler_cpu_s = 0.0025;
+  p.written_by = "process";
+  return p;
+}
+
+struct EndCase {
+  const char* name;
+  Ending ending;
+  const char* end;
+  const char* end_key;  // exit_code, signal or none
+  std::optional<int64_t> exit_code, signal;
+  const char* written_by;
+};
+
+TEST(SchemaRoundTrip, ProcessRecordEveryEnding) {
+  const EndCase cases[] = {
+      {"exit 3", ending(EndKind::kExit, 3), "exit", "exit_code", 3, std::nullopt, "process"},
+      {"exit 0", ending(EndKind::kExit, 0), "exit", "exit_code", 0, std::nullopt, "process"},
+      {"exit, code unknown", ending(EndKind::kExit, 0, Writer::kProcess, false), "exit", nullptr,
+       std::nullopt, std::nullopt, "process"},
+      {"exec", ending(EndKind::kExec, 0), "exec", nullptr, std::nullopt, std::nullopt, "process"},
+      {"signal 11", ending(EndKind::kSignal, 11, Writer::kSampler), "signal", "signal",
+       std::nullopt, 11, "sampler"},
+      {"signal 6 by the image", ending(EndKind::kSignal, 6), "signal", "signal", std::nullopt, 6,
+       "process"},
+      {"killed 9", ending(EndKind::kKilled, 9, Writer::kSampler), "killed", "signal", std::nullopt,
+       9, "sampler"},
+      {"killed, signal unknown", ending(EndKind::kKilled, 0, Writer::kSampler, false), "killed",
+       nullptr, std::nullopt, std::nullopt, "sampler"},
+  };
+  for (const EndCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    Image image;
+    std::string line = compose(image.source(), figures(), c.ending);
+    expect_one_line(line);
+    Shape shape;
+    shape.end_key = c.end_key;
+    json::object o = raw(line);
+    EXPECT_EQ(keys_of(o), process_keys(shape)) << line;
+    EXPECT_EQ(o.at("schema").as_int64(), 1);
+    EXPECT_EQ(o.at("kind").as_string(), "process");
+    ProcessRecord want = expected_base();
+    want.end = c.end;
+    want.exit_code = c.exit_code;
+    want.signal = c.signal;
+    want.written_by = c.written_by;
+    expect_process(parse_as<ProcessRecord>(line), want);
+  }
+}
+
+TEST(SchemaRoundTrip, ProcessRecordWrittenByWatch) {
+  Image image;
+  RecordSource src = image.source();
+  src.counted = false;
+  src.watch_start_ns = 1796021730700000000ull;
+  // Nothing counted inside the process: the slots are zeros.
+  for (Slot& s : image.region->slots) {
+    s.malloc_calls = s.malloc_bytes = s.free_calls = 0;
+    s.copied_calls = s.copied_bytes = s.realloc_copied_bytes = 0;
+    s.heap_peak = 0;
+  }
+  for (const EndCase& c : {
+           EndCase{"running", ending(EndKind::kRunning, 0, Writer::kWatch), "running", nullptr,
+                   std::nullopt, std::nullopt, "watch"},
+           EndCase{"exit 3", ending(EndKind::kExit, 3, Writer::kWatch), "exit", "exit_code", 3,
+                   std::nullopt, "watch"},
+           EndCase{"killed 9", ending(EndKind::kKilled, 9, Writer::kWatch), "killed", "signal",
+                   std::nullopt, 9, "watch"},
+           EndCase{"reaped unseen", ending(EndKind::kKilled, 0, Writer::kWatch, false), "killed",
+                   nullptr, std::nullopt, std::nullopt, "watch"},
+       }) {
+    SCOPED_TRACE(c.name);
+    std::string line = compose(src, figures(), c.ending);
+    expect_one_line(line);
+    json::object o = raw(line);
+    Shape shape;
+    shape.watch = true;
+    shape.end_key = c.end_key;
+    EXPECT_EQ(keys_of(o), process_keys(shape)) << line;
+    EXPECT_EQ(o.at("counted"), json::value(false));
+    EXPECT_EQ(o.at("watch_start_ns").as_int64(), 1796021730700000000);
+    ProcessRecord want = expected_base();
+    want.malloc_bytes = want.malloc_calls = want.free_calls = 0;
+    want.realloc_copied_bytes = want.copied_bytes = want.copied_calls = want.heap_peak_bytes = 0;
+    want.sampler_cpu_s = 0;  // absent
+    want.end = c.end;
+    want.exit_code = c.exit_code;
+    want.signal = c.signal;
+    want.written_by = c.written_by;
+    expect_process(parse_as<ProcessRecord>(line), want);
+  }
+}
+
+TEST(SchemaRoundTrip, ArgvAndLabelsSurviveEscaping) {
+  Image image;
+  const std::vector<std::string> argv = {
+      "sh",
+      "-c",
+      "echo \"quoted\" 'single' \\backslash\\",
+      "two\nlines\r\n",
+      "tab\there",
+      "",  // an empty argument
+      "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 \xE6\x97\xA5\xE6\x9C\xAC",
+      "ctl \x01\x1F\x7F end",
+      "bad \xFF utf8 \xC0\xAF trunc \xE2\x82",
+      "\xE2\x80\xA8 line separator",
+      "/*{\"json\":[1,2]}*/",
+  };
+  image.set_argv(argv);
+  copy_string(image.identity->exe, sizeof image.identity->exe, "/opt/my \"app\"/bin/run\xC3\xA9");
+  copy_string(image.settings->test, sizeof image.settings->test, "t\"e\\st\n\xE2\x9C\x93");
+  copy_string(image.settings->op, sizeof image.settings->op,
+              "op\twith\x02"
+              "ctl");
+  image.identity->argv_truncated = true;
+  std::string line = compose(image.source(), figures(), ending(EndKind::kExit, 0));
+  expect_one_line(line);
+  json::object o = raw(line);
+  Shape shape;
+  shape.argv_truncated = true;
+  shape.end_key = "exit_code";
+  EXPECT_EQ(keys_of(o), process_keys(shape)) << line;
+  EXPECT_EQ(o.at("argv_truncated"), json::value(true));
+
+  ProcessRecord want = expected_base();
+  want.argv = argv;
+  // Invalid UTF-8 reads back as U+FFFD, one per byte that starts no valid sequence.
+  want.argv[8] = "bad \xEF\xBF\xBD utf8 \xEF\xBF\xBD\xEF\xBF\xBD trunc \xEF\xBF\xBD\xEF\xBF\xBD";
+  want.exe = "/opt/my \"app\"/bin/run\xC3\xA9";
+  want.test = "t\"e\\st\n\xE2\x9C\x93";
+  want.op =
+      "op\twith\x02"
+      "ctl";
+  want.end = "exit";
+  want.exit_code = 0;
+  expect_process(parse_as<ProcessRecord>(line), want);
+}
+
+TEST(SchemaRoundTrip, ArgvOff) {
+  Image image;
+  image.settings->record_argv = false;  // ACCOUNT_ARGV=0
+  std::string line = compose(image.source(), figures(), ending(EndKind::kExit, 1));
+  json::object o = raw(line);
+  EXPECT_TRUE(o.at("argv").as_array().empty());
+  ProcessRecord want = expected_base();
+  want.argv.clear();
+  want.end = "exit";
+  want.exit_code = 1;
+  expect_process(parse_as<ProcessRecord>(line), want);
+}
+
+TEST(SchemaRoundTrip, MallocNotInterposed) {
+  Image image;
+  RecordSource src = image.source();
+  src.malloc_interposed = false;
+  std::string line = compose(src, figures(), ending(EndKind::kExit, 0));
+  json::object o = raw(line);
+  Shape shape;
+  shape.malloc_not_interposed = true;
+  shape.end_key = "exit_code";
+  EXPECT_EQ(keys_of(o), process_keys(shape)) << line;
+  EXPECT_EQ(o.at("malloc_interposed"), json::value(false));
+  ProcessRecord want = expected_base();
+  want.end = "exit";
+  want.exit_code = 0;
+  expect_process(parse_as<ProcessRecord>(line), want);
+}
+
+TEST(SchemaRoundTrip, PeaksTakeTheLargerOfKernelSampledAndLast) {
+  // A sampler's record of a dead process: no kernel peaks, only the samples
+  // and one last statm reading above them (resident and anon, not size).
+  Image image;
+  FinalFigures f = figures();
+  f.peaks = MemoryPeaks{};
+  f.last.size_bytes = 4096000;      // below the sampled 7643136
+  f.last.resident_bytes = 3145728;  // above the sampled 2883584
+  f.last.shared_bytes = 1048576;    // anon 2097152, above the sampled 1048576
+  std::string line = compose(image.source(), f, ending(EndKind::kKilled, 9, Writer::kSampler));
+  ProcessRecord want = expected_base();
+  want.sampled_size_peak_bytes = 7643136;
+  want.sampled_rss_peak_bytes = 3145728;
+  want.sampled_rss_anon_peak_bytes = 2097152;
+  want.vm_peak_bytes = 7643136;  // never below the sampled
+  want.rss_peak_bytes = 3145728;
+  want.end = "killed";
+  want.signal = 9;
+  want.written_by = "sampler";
+  expect_process(parse_as<ProcessRecord>(line), want);
+
+  // Kernel peaks between: vm above the sampled size, rss below the sampled rss.
+  f.peaks.vm_peak_bytes = 8000000;
+  f.peaks.rss_peak_bytes = 3000000;
+  f.peaks.valid = true;
+  line = compose(image.source(), f, ending(EndKind::kKilled, 9, Writer::kSampler));
+  want.vm_peak_bytes = 8000000;
+  want.rss_peak_bytes = 3145728;
+  expect_process(parse_as<ProcessRecord>(line), want);
+}
+
+TEST(SchemaRoundTrip, ExtremeValues) {
+  Image image;
+  image.identity->pid = 4194304;  // pid_max on 64-bit
+  image.identity->ppid = 0;
+  image.region->slots[1].malloc_bytes = UINT64_MAX - 1000 - 4294967296ull * 3;  // sum: max
+  image.region->sampled = SampledPeaks{};
+  image.region->sampler_cpu_ns = 0;
+  FinalFigures f = figures();
+  f.cpu_user_ns = 0;
+  f.cpu_sys_ns = 86400ull * 1000000000ull + 999999999;  // a day and 0.999999 s
+  f.peaks.vm_peak_bytes = 1ull << 47;
+  f.peaks.rss_peak_bytes = 0;
+  std::string line = compose(image.source(), f, ending(EndKind::kExit, 255));
+  ProcessRecord want = expected_base();
+  want.pid = 4194304;
+  want.ppid = 0;
+  want.malloc_bytes = UINT64_MAX;
+  want.cpu_user_s = 0;
+  want.cpu_sys_s = 86400.999999;
+  want.sampled_size_peak_bytes = want.sampled_rss_peak_bytes = 0;
+  want.sampled_rss_anon_peak_bytes = want.samples = 0;
+  want.sampler_cpu_s = 0;
+  want.vm_peak_bytes = 1ull << 47;
+  want.rss_peak_bytes = 0;
+  want.end = "exit";
+  want.exit_code = 255;
+  expect_process(parse_as<ProcessRecord>(line), want);
+}
+
+TEST(SchemaRoundTrip, ProcessRecordWithTimeline) {
+  Image image;
+  image.set_timeline(4, {{1500, 4096, 1024, 10, 20}, {6500, 8192, 2048, 30, 40}});
+  std::string line = compose(image.source(), figures(), ending(EndKind::kExit, 0));
+  expect_one_line(line);
+  json::object o = raw(line);
+  Shape shape;
+  shape.end_key = "exit_code";
+  shape.timeline = true;
+  EXPECT_EQ(keys_of(o), process_keys(shape)) << line;
+  const json::object& t = o.at("timeline").as_object();
+  EXPECT_EQ(keys_of(t), (std::vector<std::string>{"interval_ms", "samples_per_point", "t_ms",
+                                                  "size", "rss", "malloc_bytes", "copied_bytes"}));
+  EXPECT_EQ(t.at("interval_ms").as_int64(), 5);
+  EXPECT_EQ(t.at("samples_per_point").as_int64(), 1);
+  EXPECT_EQ(t.at("t_ms"), json::parse("[1.5,6.5]"));
+  EXPECT_EQ(t.at("size"), json::parse("[4096,8192]"));
+  EXPECT_EQ(t.at("rss"), json::parse("[1024,2048]"));
+  EXPECT_EQ(t.at("malloc_bytes"), json::parse("[10,30]"));
+  EXPECT_EQ(t.at("copied_bytes"), json::parse("[20,40]"));
+  ProcessRecord want = expected_base();
+  want.end = "exit";
+  want.exit_code = 0;
+  expect_process(parse_as<ProcessRecord>(line), want);
+}
+
+// Tree records.
+
+TreeFigures tree_figures() {
+  TreeFigures t;
+  t.test = "zero_small";
+  t.op = "commit \"all\"\n\xC3\xA9";
+  t.run = 2;
+  t.start_ns = 1796021730000000000ull;
+  t.end_ns = 1796021731000000000ull;
+  t.processes = 17;
+  t.peaks.size_bytes = 123456789012ull;
+  t.peaks.rss_bytes = 98765432;
+  t.peaks.anon_bytes = 54321000;
+  t.peaks.samples = 200;
+  return t;
+}
+
+void expect_tree(const TreeRecord& got, const TreeRecord& want) {
+  EXPECT_EQ(got.test, want.test);
+  EXPECT_EQ(got.op, want.op);
+  EXPECT_EQ(got.start_ns, want.start_ns);
+  EXPECT_EQ(got.end_ns, want.end_ns);
+  EXPECT_EQ(got.processes, want.processes);
+  EXPECT_EQ(got.sampled_size_peak_bytes, want.sampled_size_peak_bytes);
+  EXPECT_EQ(got.sampled_rss_peak_bytes, want.sampled_rss_peak_bytes);
+  EXPECT_EQ(got.sampled_rss_anon_peak_bytes, want.sampled_rss_anon_peak_bytes);
+  EXPECT_EQ(got.samples, want.samples);
+  EXPECT_EQ(got.exit_code, want.exit_code);
+  EXPECT_EQ(got.signal, want.signal);
+  EXPECT_EQ(got.aborted, want.aborted);
+  EXPECT_EQ(got.run, want.run);
+}
+
+TreeRecord expected_tree() {
+  TreeRecord t;
+  t.test = "zero_small";
+  t.op = "commit \"all\"\n\xC3\xA9";
+  t.run = 2;
+  t.start_ns = 1796021730000000000ull;
+  t.end_ns = 1796021731000000000ull;
+  t.processes = 17;
+  t.sampled_size_peak_bytes = 123456789012ull;
+  t.sampled_rss_peak_bytes = 98765432;
+  t.sampled_rss_anon_peak_bytes = 54321000;
+  t.samples = 200;
+  return t;
+}
+
+std::vector<std::string> tree_keys(const char* end_key) {
+  std::vector<std::string> k = {"schema",
+                                "kind",
+                                "test",
+                                "op",
+                                "run",
+                                "start_ns",
+                                "end_ns",
+                                "processes",
+                                "sampled_size_peak_bytes",
+                                "sampled_rss_peak_bytes",
+                                "sampled_rss_anon_peak_bytes",
+                                "samples"};
+  if (end_key) k.push_back(end_key);
+  k.push_back("aborted");
+  return k;
+}
+
+struct TreeCase {
+  const char* name;
+  bool have_status;
+  int wait_status;
+  bool aborted;
+  const char* end_key;
+  std::optional<int64_t> exit_code, signal;
+};
+
+TEST(SchemaRoundTrip, TreeRecords) {
+  const TreeCase cases[] = {
+      {"exit 3", true, 3 << 8, false, "exit_code", 3, std::nullopt},
+      {"exit 0", true, 0, false, "exit_code", 0, std::nullopt},
+      {"signal 15", true, 15, false, "signal", std::nullopt, 15},
+      {"signal 11, core dumped", true, 0x80 | 11, false, "signal", std::nullopt, 11},
+      {"aborted: the timeout's SIGKILL", true, 9, true, "signal", std::nullopt, 9},
+      {"aborted, no status", false, 0, true, nullptr, std::nullopt, std::nullopt},
+  };
+  for (const TreeCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    TreeFigures figures = tree_figures();
+    figures.have_status = c.have_status;
+    figures.wait_status = c.wait_status;
+    figures.aborted = c.aborted;
+    std::string line = compose_tree(figures);
+    expect_one_line(line);
+    json::object o = raw(line);
+    EXPECT_EQ(keys_of(o), tree_keys(c.end_key)) << line;
+    EXPECT_EQ(o.at("schema").as_int64(), 1);
+    EXPECT_EQ(o.at("kind").as_string(), "tree");
+    EXPECT_EQ(o.at("aborted"), json::value(c.aborted));
+    TreeRecord want = expected_tree();
+    want.exit_code = c.exit_code;
+    want.signal = c.signal;
+    want.aborted = c.aborted;
+    expect_tree(parse_as<TreeRecord>(line), want);
+  }
+}
+
+// Many records of every kind in one stream, as a file holds them.
+TEST(SchemaRoundTrip, OneParserReadsAMixedStream) {
+  Image image;
+  std::vector<std::string> lines = {
+      compose(image.source(), figures(), ending(EndKind::kExec, 0)),
+      compose_tree(tree_figures()),
+      compose(image.source(), figures(), ending(EndKind::kKilled, 0, Writer::kSampler, false)),
+  };
+  RecordParser parser;
+  std::string reason;
+  for (size_t i = 0; i < 3; ++i) {
+    std::string line = lines[i];
+    line.pop_back();  // a reader hands over lines without their '\n'
+    std::optional<Record> r = parser.parse(line, &reason);
+    ASSERT_TRUE(r) << reason;
+    EXPECT_EQ(r->index(), i == 1 ? 1u : 0u);
+  }
+}
+
+}  // namespace
+}  // namespace account
