@@ -69,7 +69,7 @@ extern "C" {
 __attribute__((visibility("default"))) int execve(const char* path, char* const argv[],
                                                   char* const envp[]) {
   resolve_exec();
-  before_exec(exec_would_run(AT_FDCWD, path, 0, false));
+  if (record_pending()) before_exec(exec_would_run(AT_FDCWD, path, 0, false));
   return g_exec.execve(path, argv, envp);
 }
 
@@ -80,7 +80,7 @@ __attribute__((visibility("default"))) int execv(const char* path, char* const a
 __attribute__((visibility("default"))) int execvpe(const char* file, char* const argv[],
                                                    char* const envp[]) {
   resolve_exec();
-  before_exec(exec_would_run_on_path(file));
+  if (record_pending()) before_exec(exec_would_run_on_path(file));
   return g_exec.execvpe(file, argv, envp);
 }
 
@@ -106,7 +106,7 @@ __attribute__((visibility("default"))) int execle(const char* path, const char* 
 
 __attribute__((visibility("default"))) int fexecve(int fd, char* const argv[], char* const envp[]) {
   resolve_exec();
-  before_exec(exec_would_run(fd, "", AT_EMPTY_PATH, false));
+  if (record_pending()) before_exec(exec_would_run(fd, "", AT_EMPTY_PATH, false));
   return g_exec.fexecve(fd, argv, envp);
 }
 
@@ -114,7 +114,7 @@ __attribute__((visibility("default"))) int execveat(int dirfd, const char* path,
                                                     char* const envp[], int flags) {
   resolve_exec();
   int stat_flags = flags & (AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
-  before_exec(exec_would_run(dirfd, path, stat_flags, false));
+  if (record_pending()) before_exec(exec_would_run(dirfd, path, stat_flags, false));
   return g_exec.execveat(dirfd, path, argv, envp, flags);
 }
 

@@ -128,6 +128,10 @@ void finish(const Ending& ending) {
   if (ending.kind == EndKind::kExec) pthread_sigmask(SIG_SETMASK, &saved, nullptr);
 }
 
+bool record_pending() {
+  return own_image() && load_relaxed(&g_region->image_state) == kRunning;
+}
+
 void before_exec(bool likely_to_succeed) {
   if (!likely_to_succeed) return;
   Ending ending;

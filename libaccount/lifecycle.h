@@ -9,6 +9,11 @@ namespace account {
 // process that merely shares this image's memory (a vfork child).
 void finish(const Ending& ending);
 
+// True if this image has yet to write its record (false in a vfork child,
+// which borrows its parent's memory): the exec interposers skip their checks
+// of the new program when there is nothing to record.
+bool record_pending();
+
 // Before exec: writes the image's record ("end": "exec") if the exec is
 // likely to succeed (see will_exec.h), so failed attempts leave no record.
 void before_exec(bool likely_to_succeed);

@@ -296,7 +296,15 @@ size_t record_capacity(const RecordSource& src) {
          backtraces;
 }
 
+namespace {
+// Room for nearly every record: composed here, a record costs no mmap. Only
+// the one writer that claimed an image's record uses it (the claim is a
+// compare-and-swap), in its own address space.
+ACCOUNT_LARGE_BSS char g_record_storage[16 * 1024];
+}  // namespace
+
 void emit(const RecordSource& src, const FinalFigures& figures, const Ending& ending) {
+  if (emit_into(g_record_storage, sizeof g_record_storage, src, figures, ending)) return;
   size_t capacity = record_capacity(src);
   void* storage =
       mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -305,22 +313,24 @@ void emit(const RecordSource& src, const FinalFigures& figures, const Ending& en
   munmap(storage, capacity);
 }
 
-void emit_into(char* storage, size_t capacity, const RecordSource& src, const FinalFigures& figures,
+bool emit_into(char* storage, size_t capacity, const RecordSource& src, const FinalFigures& figures,
                const Ending& ending) {
   TextBuffer out(storage, capacity);
   const Settings& settings = *src.settings;
   if (!settings.has_output) {
     compose_summary(out, src, figures, ending);
+    if (out.overflowed()) return false;
     ssize_t ignored = write(2, out.data(), out.size());
     (void)ignored;
-    return;
+    return true;
   }
   compose_record(out, src, figures, ending);
-  if (out.overflowed()) return;  // cannot happen: record_capacity() bounds it
+  if (out.overflowed()) return false;
   char path[kPathCapacity];
   int err = append_record(settings, src.identity->pid, out.data(), out.size(), path, sizeof path);
   if (err != 0 && ending.writer == Writer::kProcess && !g_output_warned)
     warn("cannot write the record to ", path, ": ", strerrordesc_np(err));
+  return true;
 }
 
 }  // namespace account

@@ -75,7 +75,8 @@ extern bool g_output_warned;  // at most one warning line per process
 
 // Writes the record (or the stderr summary when no output is set), warning once
 // on failure. Used by the target and by every sampler.
-void emit_into(char* storage, size_t capacity, const RecordSource& src, const FinalFigures& figures,
+// emit_into: false (nothing written) if the record does not fit in capacity.
+bool emit_into(char* storage, size_t capacity, const RecordSource& src, const FinalFigures& figures,
                const Ending& ending);
 void emit(const RecordSource& src, const FinalFigures& figures, const Ending& ending);
 
