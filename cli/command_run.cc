@@ -234,6 +234,7 @@ RunResult run_once(const RunOptions& o, const std::string& path) {
   int child_fd = int(syscall(SYS_pidfd_open, child, 0));
   Ticker ticker(o.interval_ms ? o.interval_ms : 5);
   auto started = std::chrono::steady_clock::now();
+  std::vector<pid_t> killed;
   for (;;) {
     pollfd fds[2] = {{tree.wait_fd(), POLLIN, 0}, {child_fd, POLLIN, 0}};
     poll(fds, child_fd >= 0 ? 2 : 1, ticker.timeout_ms());
@@ -244,12 +245,20 @@ RunResult run_once(const RunOptions& o, const std::string& path) {
     if (o.timeout_s > 0 && !r.aborted &&
         std::chrono::steady_clock::now() - started > std::chrono::duration<double>(o.timeout_s)) {
       r.aborted = true;
-      for (pid_t p : tree.live()) kill(p, SIGKILL);
+      killed = tree.live();
+      for (pid_t p : killed) kill(p, SIGKILL);
       kill(child, SIGKILL);
     }
   }
   if (r.end_ns == 0) r.end_ns = realtime_ns();
   if (child_fd >= 0) close(child_fd);
+  // What --timeout killed dies within moments: record it before returning.
+  for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+       r.aborted && !tree.all_ended(killed) && std::chrono::steady_clock::now() < deadline;) {
+    pollfd p{tree.wait_fd(), POLLIN, 0};
+    poll(&p, 1, 10);
+    tree.handle_ended();
+  }
   size_t running = tree.settle();
   waitpid(child, &r.status, 0);
   reap_others(-1);

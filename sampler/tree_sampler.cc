@@ -284,6 +284,12 @@ bool TreeSampler::owns_descriptor(int fd) const {
   return false;
 }
 
+bool TreeSampler::all_ended(const std::vector<pid_t>& pids) const {
+  for (pid_t pid : pids)
+    if (procs_.count(pid)) return false;
+  return true;
+}
+
 size_t TreeSampler::running_images() const {
   size_t n = 0;
   for (auto& [name, image] : images_) n += image->running();

@@ -54,6 +54,8 @@ class TreeSampler {
   size_t settle();
   /// Images whose process is still running and has not written its record.
   size_t running_images() const;
+  /// True when none of `pids` is a process the sampler still watches.
+  bool all_ended(const std::vector<pid_t>& pids) const;
   /// True for the descriptors the sampler holds (to keep when closing others).
   bool owns_descriptor(int fd) const;
   /// Removes the image directory and whatever is left in it.
