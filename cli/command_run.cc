@@ -15,6 +15,7 @@
 
 #include <boost/json.hpp>
 #include <boost/program_options.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -105,10 +106,37 @@ struct RunResult {
   int status = 0;  // raw wait status
   bool aborted = false;
   bool started = true;  // false: the command could not be run at all
-  uint64_t start_ns = 0, end_ns = 0;
+  uint64_t start_ns = 0, end_ns = 0;  // the command's own: spawn to its end
+  uint64_t tree_end_ns = 0;           // when the last process of the tree ended
   uint64_t processes = 0;
   SampledPeaks peaks{};
+  bool lingering = false;  // daemons outlive the command: a sampler writes the tree record
 };
+
+std::string tree_record(const RunOptions& o, const RunResult& r, unsigned run) {
+  TreeFigures t;
+  t.test = o.test.c_str();
+  t.op = o.op.c_str();
+  t.run = run;
+  t.start_ns = r.start_ns;
+  t.end_ns = r.end_ns;
+  t.tree_end_ns = r.tree_end_ns;
+  t.processes = r.processes;
+  t.peaks = r.peaks;
+  t.have_status = true;
+  t.wait_status = r.status;
+  t.aborted = r.aborted;
+  std::string line(64 * 1024 + 6 * (o.test.size() + o.op.size()), '\0');
+  TextBuffer out(line.data(), line.size());
+  compose_tree_record(out, t);
+  line.resize(out.size());
+  return line;
+}
+
+void write_tree_record(const std::string& path, const std::string& line) {
+  if (std::string err = append_record_line(path, line); !err.empty())
+    fmt::print(stderr, "account: cannot write the tree record to {}: {}\n", path, err);
+}
 
 // Reaps every child but `keep` that has exited (orphans that came back to us),
 // and reports whether `keep` has exited (held as a zombie, not reaped, so the
@@ -179,25 +207,35 @@ void close_all_but_sampler(const TreeSampler& tree) {
 // Processes of the run still live after the command ended (daemons): a
 // detached "account-sampler" keeps watching them until they end, so each is
 // still recorded, even if it is killed; then it removes the image directory.
-void linger(TreeSampler& tree, unsigned interval_ms) {
+// The run's tree record is its to write, once the last of them has ended.
+void linger(TreeSampler& tree, const RunOptions& o, const std::string& path, RunResult r,
+            unsigned run) {
+  unsigned interval_ms = o.interval_ms ? o.interval_ms : 5;
   pid_t pid = fork();
-  if (pid != 0) return;  // the parent goes on (a failed fork: the images record themselves)
+  if (pid < 0) {  // the images still record themselves; the tree record is written now
+    r.tree_end_ns = realtime_ns();
+    write_tree_record(path, tree_record(o, r, run));
+  }
+  if (pid != 0) return;
   setsid();
   prctl(PR_SET_NAME, "account-sampler", 0, 0, 0);
   close_all_but_sampler(tree);
   Ticker ticker(interval_ms);
-  while (tree.running_images() > 0) {
+  while (tree.live_processes() > 0) {
     pollfd p{tree.wait_fd(), POLLIN, 0};
     poll(&p, 1, ticker.timeout_ms());
     tree.handle_ended();
     if (ticker.due()) tree.tick();
-    tree.settle();
   }
   tree.remove_image_dir();
+  r.tree_end_ns = std::max(r.end_ns, tree.last_end_ns());
+  r.processes = tree.processes_seen();
+  r.peaks = tree.peaks();
+  write_tree_record(path, tree_record(o, r, run));
   _exit(0);
 }
 
-RunResult run_once(const RunOptions& o, const std::string& path) {
+RunResult run_once(const RunOptions& o, const std::string& path, unsigned run) {
   RunResult r;
   std::string image_dir = make_image_dir();
   if (image_dir.empty())
@@ -264,42 +302,28 @@ RunResult run_once(const RunOptions& o, const std::string& path) {
   reap_others(-1);
   r.processes = tree.processes_seen();
   r.peaks = tree.peaks();
-  if (running > 0)
-    linger(tree, o.interval_ms ? o.interval_ms : 5);
-  else
+  r.tree_end_ns = std::max(r.end_ns, tree.last_end_ns());
+  if (running > 0) {
+    r.lingering = true;
+    linger(tree, o, path, r, run);
+  } else {
     tree.remove_image_dir();
+    write_tree_record(path, tree_record(o, r, run));
+  }
   return r;
-}
-
-std::string tree_record(const RunOptions& o, const RunResult& r, unsigned run) {
-  TreeFigures t;
-  t.test = o.test.c_str();
-  t.op = o.op.c_str();
-  t.run = run;
-  t.start_ns = r.start_ns;
-  t.end_ns = r.end_ns;
-  t.processes = r.processes;
-  t.peaks = r.peaks;
-  t.have_status = true;
-  t.wait_status = r.status;
-  t.aborted = r.aborted;
-  std::string line(64 * 1024 + 6 * (o.test.size() + o.op.size()), '\0');
-  TextBuffer out(line.data(), line.size());
-  compose_tree_record(out, t);
-  line.resize(out.size());
-  return line;
 }
 
 // One line for the user: this run's records through the same aggregation as
 // `account report`, so the two can never disagree.
 void print_summary(const RunOptions& o, const std::string& path, std::streamoff from,
-                   const RunResult& r, bool temporary) {
+                   const RunResult& r, const std::string& pending_tree, bool temporary) {
   std::ifstream in(path);
   in.seekg(from);
   std::string line, reason;
   Aggregator aggregator;
   while (std::getline(in, line))
     if (auto rec = parse_record(line, &reason)) aggregator.add(*rec);
+  if (auto rec = parse_record(pending_tree, &reason)) aggregator.add(*rec);
   RunFigures run;
   for (const Operation& op : aggregator.finish())
     if (op.test == o.test && op.op == o.op)
@@ -384,10 +408,11 @@ int command_run(const Args& args) {
 
   int exit_status = 0;
   for (unsigned run = 1; run <= o.repeat; ++run) {
-    RunResult r = run_once(o, path);
-    if (std::string err = append_record_line(path, tree_record(o, r, run)); !err.empty())
-      fmt::print(stderr, "account: cannot write the tree record to {}: {}\n", path, err);
-    if (!o.quiet && r.started) print_summary(o, path, from, r, temporary);
+    RunResult r = run_once(o, path, run);
+    // While daemons of the run live on, their sampler holds the tree record:
+    // the summary reads the figures so far.
+    if (!o.quiet && r.started)
+      print_summary(o, path, from, r, r.lingering ? tree_record(o, r, run) : "", temporary);
     from = 0;
     if (struct stat st; stat(path.c_str(), &st) == 0) from = st.st_size;
     exit_status = WIFSIGNALED(r.status) ? 128 + WTERMSIG(r.status) : WEXITSTATUS(r.status);

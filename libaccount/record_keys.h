@@ -47,6 +47,7 @@ inline constexpr char kTimeline[] = "timeline";
 
 // Tree records.
 inline constexpr char kRun[] = "run";
+inline constexpr char kTreeEndNs[] = "tree_end_ns";
 inline constexpr char kProcesses[] = "processes";
 inline constexpr char kAborted[] = "aborted";
 

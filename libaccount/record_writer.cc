@@ -181,6 +181,7 @@ void compose_tree_record(TextBuffer& out, const TreeFigures& tree) {
   out.field(kRun, tree.run);
   out.field(kStartNs, tree.start_ns);
   out.field(kEndNs, tree.end_ns);
+  if (tree.tree_end_ns) out.field(kTreeEndNs, tree.tree_end_ns);
   out.field(kProcesses, tree.processes);
   out.field(kSampledSizePeak, tree.peaks.size_bytes);
   out.field(kSampledRssPeak, tree.peaks.rss_bytes);

@@ -55,7 +55,8 @@ struct TreeFigures {
   const char* test = "";
   const char* op = "";
   uint32_t run = 0;
-  uint64_t start_ns = 0, end_ns = 0;
+  uint64_t start_ns = 0, end_ns = 0;  // the command: spawn to its end
+  uint64_t tree_end_ns = 0;           // the last process of the tree (0: not known)
   uint64_t processes = 0;
   SampledPeaks peaks{};  // of the summed tree
   bool have_status = false;

@@ -121,6 +121,7 @@ std::optional<Record> record_from_value(const json::value& value, std::string* r
     f.string(keys::kOp, t.op);
     f.u64(keys::kStartNs, t.start_ns);
     f.u64(keys::kEndNs, t.end_ns);
+    f.u64(keys::kTreeEndNs, t.tree_end_ns, false);
     f.u64(keys::kProcesses, t.processes);
     f.u64(keys::kSampledSizePeak, t.sampled_size_peak_bytes);
     f.u64(keys::kSampledRssPeak, t.sampled_rss_peak_bytes);

@@ -52,7 +52,8 @@ struct TreeRecord {
   std::string test;
   std::string op;
   uint64_t start_ns = 0;
-  uint64_t end_ns = 0;
+  uint64_t end_ns = 0;       ///< the command's end (its own wall is end - start)
+  uint64_t tree_end_ns = 0;  ///< the last process of the tree; 0 in older records
   uint64_t processes = 0;
   uint64_t sampled_size_peak_bytes = 0;
   uint64_t sampled_rss_peak_bytes = 0;

@@ -125,7 +125,13 @@ void TreeSampler::discover_images() {
     if (!parse_image_name(e->d_name, &pid, &serial) || images_.count(e->d_name)) continue;
     auto image = std::make_unique<Image>();
     // Fails while the image is still sizing its new file: found on a later look.
-    if (!map_image_file((image_dir_ + "/" + e->d_name).c_str(), &image->view)) continue;
+    std::string path = image_dir_ + "/" + e->d_name;
+    if (!map_image_file(path.c_str(), &image->view)) continue;
+    if (!image->running()) {  // it wrote its record before we looked: nothing to watch
+      unlink(path.c_str());
+      unmap_image_file(&image->view);
+      continue;
+    }
     image->name = e->d_name;
     image->pid = pid;
     image->serial = serial;
@@ -166,13 +172,18 @@ void TreeSampler::tick() {
     seen_.insert(pid);
     for (pid_t c : children_of(pid)) pending.push_back(c);
   }
-  // Images outside the walk (a daemon whose run is over) keep their own peaks.
+  // Images outside the walk (daemons of a run whose account run has left, so
+  // the walk from it finds nothing) still count, in the tree and their own.
   for (auto& [pid, p] : procs_) {
     if (walked.count(pid) || p->ended || p->shim_sampler) continue;
     if (Image* image = p->current()) {
       MemoryNow now;
-      if (sample_tick(reader_, &p->watch, &image->view.region->sampled, &now))
-        add_timeline_point(image->view, now);
+      if (!sample_tick(reader_, &p->watch, &image->view.region->sampled, &now)) continue;
+      add_timeline_point(image->view, now);
+      sum.size_bytes += now.size_bytes;
+      sum.resident_bytes += now.resident_bytes;
+      sum.shared_bytes += now.shared_bytes;
+      live_.push_back(pid);
     }
   }
   raise_peaks(&tree_, sum);
@@ -219,6 +230,9 @@ void TreeSampler::end_proc(pid_t pid) {
   auto it = procs_.find(pid);
   if (it == procs_.end()) return;
   Proc* p = it->second.get();
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  last_end_ns_ = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
   for (Image* image : p->images)
     if (image->running()) record_death(*image, p);
   for (Image* image : p->images) {
@@ -270,9 +284,14 @@ void TreeSampler::handle_ended() {
 }
 
 size_t TreeSampler::settle() {
-  discover_images();
-  handle_ended();
-  return running_images();
+  tick();  // also finds what started since the last tick
+  return live_processes();
+}
+
+size_t TreeSampler::live_processes() const {
+  size_t n = 0;
+  for (auto& [pid, p] : procs_) n += !p->ended && !p->shim_sampler;
+  return n;
 }
 
 bool TreeSampler::owns_descriptor(int fd) const {

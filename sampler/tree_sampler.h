@@ -49,9 +49,11 @@ class TreeSampler {
   /// Writes the record of each image whose process has ended without one, and
   /// forgets images that wrote their own.
   void handle_ended();
-  /// Looks for image files once more and handles every ended image: call after
-  /// the command ended. Returns how many images are still running (daemons).
+  /// One more tick and every ended image handled: call after the command
+  /// ended. Returns how many processes of the tree still live (daemons).
   size_t settle();
+  /// Processes the sampler watches that have not ended.
+  size_t live_processes() const;
   /// Images whose process is still running and has not written its record.
   size_t running_images() const;
   /// True when none of `pids` is a process the sampler still watches.
@@ -66,6 +68,8 @@ class TreeSampler {
   uint64_t processes_seen() const { return seen_.size(); }
   /// Live descendants in the last tick.
   const std::vector<pid_t>& live() const { return live_; }
+  /// When the last process the sampler watched ended (realtime ns; 0: none).
+  uint64_t last_end_ns() const { return last_end_ns_; }
   /// Records this sampler wrote for images that died without writing theirs.
   uint64_t records_written() const { return records_written_; }
 
@@ -89,6 +93,7 @@ class TreeSampler {
   std::map<pid_t, std::unique_ptr<Proc>> procs_;
   std::map<std::string, std::unique_ptr<Image>> images_;  // by file name
   uint64_t records_written_ = 0;
+  uint64_t last_end_ns_ = 0;
 };
 
 /// Children of every thread of `pid` (from /proc/PID/task/TID/children).
