@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -13,9 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <boost/program_options.hpp>
-#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -33,6 +32,7 @@
 #include "record_file.h"
 #include "record_writer.h"
 #include "shim_location.h"
+#include "spawn.h"
 #include "tree_sampler.h"
 #include "values.h"
 #include "wall_clock.h"
@@ -105,7 +105,7 @@ void set_env(const char* name, const std::string& value) {
 struct RunResult {
   int status = 0;  // raw wait status
   bool aborted = false;
-  bool started = true;  // false: the command could not be run at all
+  bool started = true;                // false: the command could not be run at all
   uint64_t start_ns = 0, end_ns = 0;  // the command's own: spawn to its end
   uint64_t tree_end_ns = 0;           // when the last process of the tree ended
   uint64_t processes = 0;
@@ -245,30 +245,19 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run) {
   std::unique_ptr<ImageInfo> fallback = run_fallback_info(o, path);
   TreeSampler tree(getpid(), image_dir, fallback.get());
 
-  std::vector<char*> argv;
-  for (const std::string& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
   // The command gets default SIGINT/SIGQUIT even though we ignore them.
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGQUIT);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
-  pid_t child;
-  r.start_ns = realtime_ns();
-  int err = posix_spawnp(&child, argv[0], nullptr, &attr, argv.data(), environ);
-  posix_spawnattr_destroy(&attr);
-  if (err != 0) {
+  Spawned spawned = spawn_command(o.command);
+  if (spawned.pid < 0) {
+    int err = spawned.error;
     fmt::print(stderr, "account: cannot run '{}': {}\n", o.command[0], std::strerror(err));
     r.status = (err == ENOENT ? 127 : 126) << 8;
     r.started = false;
-    r.end_ns = realtime_ns();
+    r.start_ns = r.end_ns = realtime_ns();
     tree.remove_image_dir();
     return r;
   }
+  pid_t child = spawned.pid;
+  r.start_ns = spawned.exec_ns;
   int child_fd = int(syscall(SYS_pidfd_open, child, 0));
   Ticker ticker(o.interval_ms ? o.interval_ms : 5);
   auto started = std::chrono::steady_clock::now();

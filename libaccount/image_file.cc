@@ -31,7 +31,9 @@ bool put_decimal(char*& p, char* end, uint64_t v) {
   return n == 0;
 }
 
-// DIR/<pid>-<monotonic ns>: unique for every image, exec'd ones included.
+// DIR/<pid>-<ppid>-<monotonic ns>: unique for every image, exec'd ones
+// included. The name alone tells a sampler who the image was and when it
+// started, also when it is killed before it writes anything into the file.
 bool image_path(const char* dir, char* path, size_t cap) {
   char* p = path;
   char* end = path + cap - 1;
@@ -39,9 +41,18 @@ bool image_path(const char* dir, char* path, size_t cap) {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   bool ok = put_text(p, end, dir) && put_text(p, end, "/") &&
             put_decimal(p, end, uint64_t(getpid())) && put_text(p, end, "-") &&
+            put_decimal(p, end, uint64_t(getppid())) && put_text(p, end, "-") &&
             put_decimal(p, end, uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec));
   *p = 0;
   return ok;
+}
+
+bool take_decimal(const char*& p, uint64_t* v) {
+  const char* start = p;
+  uint64_t n = 0;
+  while (*p >= '0' && *p <= '9' && p - start < 20) n = n * 10 + uint64_t(*p++ - '0');
+  *v = n;
+  return p != start;
 }
 
 int open_image(const char* path, int flags) {
@@ -82,6 +93,19 @@ Region* map_in_file(ImagePlace* place) {
 }
 
 }  // namespace
+
+bool parse_image_name(const char* name, ImageName* out) {
+  uint64_t pid, ppid, start;
+  const char* p = name;
+  if (!take_decimal(p, &pid) || *p++ != '-' || !take_decimal(p, &ppid) || *p++ != '-' ||
+      !take_decimal(p, &start) || *p)
+    return false;
+  if (pid == 0 || pid > 0x7fffffff || ppid > 0x7fffffff) return false;
+  out->pid = pid_t(pid);
+  out->ppid = pid_t(ppid);
+  out->start_monotonic_ns = start;
+  return true;
+}
 
 void init_region(Region* r) {
   r->magic = kRegionMagic;

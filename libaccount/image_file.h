@@ -3,7 +3,7 @@
 // Standalone, the Region, timeline and backtrace groups are anonymous shared
 // mappings, inherited by the image's own sampler process. Under `account run`
 // (ACCOUNT_RUN_DIR names the run's private 0700 directory, on tmpfs) they are
-// parts of one file per image, DIR/<pid>-<n>, so that account run's tree
+// parts of one file per image, DIR/<pid>-<ppid>-<start>, so that account run's tree
 // sampler can read them live, write the sampled peaks into them, and still
 // write the record of an image that died without running any code. The image
 // never holds a descriptor to its file: it is opened, sized, mapped and closed.
@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "region.h"
 #include "settings.h"
@@ -42,6 +43,15 @@ constexpr size_t image_round_up(size_t n) {
 // nothing).
 constexpr size_t kInfoOffset = image_round_up(sizeof(Region));
 constexpr size_t kHeadBytes = image_round_up(kInfoOffset + sizeof(ImageInfo));
+
+// What an image file's name, <pid>-<ppid>-<start on CLOCK_MONOTONIC>, says.
+struct ImageName {
+  pid_t pid = 0;
+  pid_t ppid = 0;
+  uint64_t start_monotonic_ns = 0;  // later images of one pid have larger ones
+};
+// False for any name that is not an image file's.
+bool parse_image_name(const char* name, ImageName* out);
 
 // Maps a fresh, initialized Region for this image: a new image file when
 // ACCOUNT_RUN_DIR is set and usable, otherwise an anonymous shared mapping.

@@ -67,6 +67,7 @@ void after_fork_in_child() {
 
 // glibc calls constructors with (argc, argv, envp).
 __attribute__((constructor(101))) void start(int argc, char** argv, char**) {
+  mark_image_start();
   SignalsHeld held;
   current_slot();  // maps the region
   resolve_real_copy();
@@ -86,7 +87,6 @@ __attribute__((constructor(101))) void start(int argc, char** argv, char**) {
 namespace {
 
 void collect_final_figures(FinalFigures& f) {
-  f.end_realtime_ns = realtime_ns();
   rusage usage;
   if (getrusage(RUSAGE_SELF, &usage) == 0) {
     f.cpu_user_ns = timeval_ns(usage.ru_utime);
@@ -95,6 +95,7 @@ void collect_final_figures(FinalFigures& f) {
   int fd = open_proc_file(0, "status");
   read_status(fd, &f.peaks, &f.last);
   if (fd >= 0) close(fd);
+  f.end_realtime_ns = realtime_ns();  // as late as the record allows
 }
 
 bool claim(uint32_t from, uint32_t to) {
@@ -112,18 +113,21 @@ bool own_image() {
 void finish(const Ending& ending) {
   if (!own_image()) return;
   // A signal arriving between claiming the record and writing it would kill the
-  // image with its record claimed (the sampler then stays silent) and unwritten:
-  // a pool worker exiting as it is terminated. Held until the record is out; an
-  // exiting image keeps them held (it is ending, and its status stays the one
-  // recorded), an exec'ing one gets its mask back for the new program.
+  // image with its record unwritten: a pool worker exiting as it is terminated.
+  // Held until the record is out; an exiting image keeps them held (it is
+  // ending, and its status stays the one recorded), an exec'ing one gets its
+  // mask back for the new program. SIGKILL cannot be held: while the state
+  // says kWriting, a sampler that finds the image dead writes the record
+  // unless it is already in the output.
   sigset_t all, saved;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &saved);
-  uint32_t next = ending.kind == EndKind::kExec ? kExecPending : kRecorded;
-  if (claim(kRunning, next)) {
+  if (claim(kRunning, kWriting)) {
     FinalFigures f;
     collect_final_figures(f);
     emit(this_image(), f, ending);
+    __atomic_store_n(&g_region->image_state,
+                     ending.kind == EndKind::kExec ? kExecPending : kRecorded, __ATOMIC_RELEASE);
   }
   if (ending.kind == EndKind::kExec) pthread_sigmask(SIG_SETMASK, &saved, nullptr);
 }

@@ -304,34 +304,99 @@ namespace {
 ACCOUNT_LARGE_BSS char g_record_storage[16 * 1024];
 }  // namespace
 
-void emit(const RecordSource& src, const FinalFigures& figures, const Ending& ending) {
-  if (emit_into(g_record_storage, sizeof g_record_storage, src, figures, ending)) return;
+bool compose_for_output(const RecordSource& src, const FinalFigures& figures, const Ending& ending,
+                        ComposedRecord* out) {
+  *out = ComposedRecord{};
+  out->to_stderr = !src.settings->has_output;
+  auto compose = [&](char* storage, size_t capacity) {
+    TextBuffer text(storage, capacity);
+    if (out->to_stderr)
+      compose_summary(text, src, figures, ending);
+    else
+      compose_record(text, src, figures, ending);
+    out->data = storage;
+    out->size = text.size();
+    return !text.overflowed();
+  };
+  if (compose(g_record_storage, sizeof g_record_storage)) return true;
   size_t capacity = record_capacity(src);
   void* storage =
       mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (storage == MAP_FAILED) return;
-  emit_into(static_cast<char*>(storage), capacity, src, figures, ending);
+  if (storage == MAP_FAILED) return false;
+  out->mapping = storage;
+  out->mapping_size = capacity;
+  if (compose(static_cast<char*>(storage), capacity)) return true;  // record_capacity bounds it
   munmap(storage, capacity);
+  *out = ComposedRecord{};
+  return false;
 }
 
-bool emit_into(char* storage, size_t capacity, const RecordSource& src, const FinalFigures& figures,
-               const Ending& ending) {
-  TextBuffer out(storage, capacity);
-  const Settings& settings = *src.settings;
-  if (!settings.has_output) {
-    compose_summary(out, src, figures, ending);
-    if (out.overflowed()) return false;
-    ssize_t ignored = write(2, out.data(), out.size());
+void write_composed(const RecordSource& src, const Ending& ending, ComposedRecord* record) {
+  if (record->to_stderr) {
+    ssize_t ignored = write(2, record->data, record->size);
     (void)ignored;
-    return true;
+  } else if (record->data) {
+    char path[kPathCapacity];
+    int err = append_record(*src.settings, src.identity->pid, record->data, record->size, path,
+                            sizeof path);
+    if (err != 0 && ending.writer == Writer::kProcess && !g_output_warned)
+      warn("cannot write the record to ", path, ": ", strerrordesc_np(err));
   }
-  compose_record(out, src, figures, ending);
-  if (out.overflowed()) return false;
+  if (record->mapping) munmap(record->mapping, record->mapping_size);
+  *record = ComposedRecord{};
+}
+
+void emit(const RecordSource& src, const FinalFigures& figures, const Ending& ending) {
+  ComposedRecord record;
+  if (compose_for_output(src, figures, ending, &record)) write_composed(src, ending, &record);
+}
+
+namespace {
+
+// True if the last 64 KiB of the output hold the process record of (pid, start).
+bool record_in_output(const Settings& settings, int pid, uint64_t start_ns) {
+  if (!settings.has_output) return false;
   char path[kPathCapacity];
-  int err = append_record(settings, src.identity->pid, out.data(), out.size(), path, sizeof path);
-  if (err != 0 && ending.writer == Writer::kProcess && !g_output_warned)
-    warn("cannot write the record to ", path, ": ", strerrordesc_np(err));
-  return true;
+  expand_output_path(settings, pid, path, sizeof path);
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return false;
+  fd = fd_above_stdio(fd);
+  constexpr size_t kTail = 64 * 1024;
+  void* tail = mmap(nullptr, kTail, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  struct stat st;
+  bool found = false;
+  if (tail != MAP_FAILED && fstat(fd, &st) == 0) {
+    off_t from = st.st_size > off_t(kTail) ? st.st_size - off_t(kTail) : 0;
+    ssize_t n = pread(fd, tail, kTail, from);
+    char pid_key[48], start_key[48];
+    TextBuffer a(pid_key, sizeof pid_key - 1), b(start_key, sizeof start_key - 1);
+    a.put("\"pid\":"), a.put_int(pid), a.put(',');
+    b.put("\"start_ns\":"), b.put_uint(start_ns), b.put(',');
+    pid_key[a.size()] = 0, start_key[b.size()] = 0;
+    // Line by line: both keys on one line.
+    const char* text = static_cast<const char*>(tail);
+    for (ssize_t i = 0; n > 0 && i < n && !found;) {
+      ssize_t end = i;
+      while (end < n && text[end] != '\n') ++end;
+      const char* p =
+          static_cast<const char*>(memmem(text + i, size_t(end - i), pid_key, a.size()));
+      found = p && memmem(text + i, size_t(end - i), start_key, b.size());
+      i = end + 1;
+    }
+  }
+  if (tail != MAP_FAILED) munmap(tail, kTail);
+  close(fd);
+  return found;
+}
+
+}  // namespace
+
+bool claim_dead_image_record(Region* region, const Settings& settings, int pid, uint64_t start_ns) {
+  uint32_t state = __atomic_load_n(&region->image_state, __ATOMIC_ACQUIRE);
+  if (state == kWriting && record_in_output(settings, pid, start_ns)) return false;
+  if (state != kRunning && state != kWriting) return false;
+  return __atomic_compare_exchange_n(&region->image_state, &state, kRecorded, false,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 
 }  // namespace account

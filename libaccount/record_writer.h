@@ -74,11 +74,27 @@ int append_record(const Settings& settings, int pid, const char* data, uint64_t 
 bool check_output_writable(const Settings& settings, int pid);
 extern bool g_output_warned;  // at most one warning line per process
 
-// Writes the record (or the stderr summary when no output is set), warning once
-// on failure. Used by the target and by every sampler.
-// emit_into: false (nothing written) if the record does not fit in capacity.
-bool emit_into(char* storage, size_t capacity, const RecordSource& src, const FinalFigures& figures,
-               const Ending& ending);
+// A record composed and not yet written (in a static buffer or a mapping).
+struct ComposedRecord {
+  const char* data = nullptr;
+  size_t size = 0;
+  bool to_stderr = false;  // the human summary (no output set)
+  void* mapping = nullptr;
+  size_t mapping_size = 0;
+};
+// Composes the record of `src` (or its stderr summary when no output is set).
+bool compose_for_output(const RecordSource& src, const FinalFigures& figures, const Ending& ending,
+                        ComposedRecord* out);
+// Writes it (warning once on failure for the image's own record) and frees it.
+void write_composed(const RecordSource& src, const Ending& ending, ComposedRecord* record);
+
+// A sampler found the image of `src` dead without its record: claims the
+// record (true: write it now). An image killed while writing its own (state
+// kWriting) is claimed only if its record is not at the end of the output.
+bool claim_dead_image_record(Region* region, const Settings& settings, int pid, uint64_t start_ns);
+
+// Composes and writes the record (or the stderr summary when no output is
+// set), warning once on failure. Used by every sampler.
 void emit(const RecordSource& src, const FinalFigures& figures, const Ending& ending);
 
 }  // namespace account

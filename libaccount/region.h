@@ -53,8 +53,15 @@ struct alignas(128) Slot {
 enum ImageState : uint32_t {
   kRunning = 0,
   kExecPending = 1,  // the image wrote its exec record and is calling exec
-  kRecorded = 2,     // the image wrote its record; the sampler must not
+  kRecorded = 2,     // the record is written; no one else may write it
+  kWriting = 3,      // the image is writing its record (composed before the claim);
+                     // if it dies now, a sampler checks the output for it
 };
+
+// True once the image's record is written (by anyone).
+inline bool image_recorded(uint32_t state) {
+  return state == kRecorded || state == kExecPending;
+}
 
 struct Region {
   uint32_t magic;

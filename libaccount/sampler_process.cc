@@ -59,10 +59,7 @@ void add_timeline_point(Region* r, const MemoryNow& now) {
 // The target is gone and wrote no record: write it from what we saw.
 void record_death(ProcessWatch& w, Region* r) {
   Ending ending = classify_death(system_proc(), &w, Writer::kSampler);
-  uint32_t expected = kRunning;
-  if (!__atomic_compare_exchange_n(&r->image_state, &expected, kRecorded, false, __ATOMIC_ACQ_REL,
-                                   __ATOMIC_ACQUIRE))
-    return;
+  if (!claim_dead_image_record(r, g_settings, g_identity.pid, g_identity.start_realtime_ns)) return;
   FinalFigures f;
   f.end_realtime_ns = realtime_ns();
   f.cpu_user_ns = w.cpu.user_ns;
@@ -91,13 +88,14 @@ void record_death(ProcessWatch& w, Region* r) {
   // kernel's peaks and a last reading at exit).
   ProcessWatch w;
   w.handle.pid = target;
+  w.handle.pidfd = pidfd;
   bool opened = false;
   Ticker ticker(g_settings.sample_ms, false);
   for (;;) {
-    if (load_relaxed(&r->image_state) != kRunning) break;
+    if (image_recorded(load_relaxed(&r->image_state))) break;
     pollfd p{pidfd, POLLIN, 0};
     int ready = poll(&p, 1, ticker.timeout_ms());
-    if (load_relaxed(&r->image_state) != kRunning) break;
+    if (image_recorded(load_relaxed(&r->image_state))) break;
     if (!opened) opened = system_proc().open(&w.handle);
     if (ready > 0) {
       record_death(w, r);

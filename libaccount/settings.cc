@@ -108,8 +108,6 @@ void capture_identity(int argc, char** argv) {
   Identity& id = g_identity;
   id.pid = getpid();
   id.ppid = getppid();
-  id.start_realtime_ns = realtime_ns();
-  id.start_monotonic_ns = monotonic_ns();
   ssize_t n = readlink("/proc/self/exe", id.exe, sizeof id.exe - 1);
   id.exe[n > 0 ? n : 0] = 0;
   id.argc = argc;
@@ -127,11 +125,15 @@ void capture_identity(int argc, char** argv) {
   id.argv_len = len;
 }
 
+void mark_image_start() {
+  g_identity.start_realtime_ns = realtime_ns();
+  g_identity.start_monotonic_ns = monotonic_ns();
+}
+
 void restart_identity_after_fork() {
   g_identity.pid = getpid();
   g_identity.ppid = getppid();
-  g_identity.start_realtime_ns = realtime_ns();
-  g_identity.start_monotonic_ns = monotonic_ns();
+  mark_image_start();
 }
 
 uint64_t realtime_ns() {

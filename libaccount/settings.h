@@ -48,6 +48,8 @@ extern Identity g_identity;
 // its default.
 void load_settings();
 void capture_identity(int argc, char** argv);
+// The image's start: the first thing the shim's constructor does.
+void mark_image_start();
 // In a fork child: same program and argv, new pid and start time.
 void restart_identity_after_fork();
 

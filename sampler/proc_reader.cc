@@ -1,5 +1,7 @@
 #include "proc_reader.h"
 
+#include <stdint.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 namespace account {
@@ -35,6 +37,28 @@ bool ProcReader::stat(ProcHandle* h, CpuAndExit* out) {
 
 bool ProcReader::status(ProcHandle* h, MemoryPeaks* out) {
   return read_status_peaks(h->status_fd, out);
+}
+
+namespace {
+// <linux/pidfd.h> of Linux 6.15; Debian 12's headers predate it.
+struct PidfdInfo {
+  uint64_t mask;
+  uint64_t cgroupid;
+  uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+  int32_t exit_code;
+};
+static_assert(sizeof(PidfdInfo) == 64, "PIDFD_INFO_SIZE_VER0");
+constexpr unsigned long kPidfdGetInfo = _IOWR(0xFF, 11, PidfdInfo);
+constexpr uint64_t kPidfdInfoExit = 1ull << 3;
+}  // namespace
+
+bool ProcReader::exit_status(ProcHandle* h, int* status) {
+  if (h->pidfd < 0) return false;
+  PidfdInfo info{};
+  info.mask = kPidfdInfoExit;
+  if (ioctl(h->pidfd, kPidfdGetInfo, &info) != 0 || !(info.mask & kPidfdInfoExit)) return false;
+  *status = info.exit_code;
+  return true;
 }
 
 ProcReader& system_proc() {

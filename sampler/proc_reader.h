@@ -16,6 +16,7 @@ struct ProcHandle {
   int statm_fd = -1;
   int stat_fd = -1;
   int status_fd = -1;
+  int pidfd = -1;  // not owned: set by a sampler that holds one
 };
 
 class ProcReader {
@@ -26,6 +27,10 @@ class ProcReader {
   virtual bool statm(ProcHandle* h, MemoryNow* out);
   virtual bool stat(ProcHandle* h, CpuAndExit* out);
   virtual bool status(ProcHandle* h, MemoryPeaks* out);
+  // The raw wait status of an ended process from its pidfd (PIDFD_INFO_EXIT,
+  // Linux 6.15): known even after its parent reaped it. False where the
+  // kernel does not keep it.
+  virtual bool exit_status(ProcHandle* h, int* status);
 
  protected:
   ~ProcReader() = default;

@@ -63,6 +63,7 @@ std::optional<WatchOutcome> watch_process(const WatchRequest& request, std::stri
   int pidfd = int(syscall(SYS_pidfd_open, request.pid, 0));
   ProcessWatch w;
   w.handle.pid = request.pid;
+  w.handle.pidfd = pidfd;
   if (pidfd < 0 || !proc.open(&w.handle)) {
     *error = std::strerror(errno);
     if (pidfd >= 0) close(pidfd);

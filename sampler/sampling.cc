@@ -42,8 +42,14 @@ void read_final(ProcReader& proc, ProcessWatch* w) {
 Ending classify_death(ProcReader& proc, ProcessWatch* w, Writer writer) {
   CpuAndExit last;
   bool zombie = proc.stat(&w->handle, &last) && last.state == 'Z';
-  if (zombie) w->cpu = last;
-  return ending_from_wait_status(zombie, last.exit_code, writer);
+  if (zombie) {
+    w->cpu = last;
+    return ending_from_wait_status(true, last.exit_code, writer);
+  }
+  // Reaped before we looked: the pidfd may still know how it ended.
+  int status = 0;
+  bool known = proc.exit_status(&w->handle, &status);
+  return ending_from_wait_status(known, status, writer);
 }
 
 uint64_t monotonic_now_ns() {

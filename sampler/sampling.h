@@ -46,8 +46,8 @@ bool sample_tick(ProcReader& proc, ProcessWatch* w, SampledPeaks* peaks, MemoryN
 void read_final(ProcReader& proc, ProcessWatch* w);
 
 // A process ended and wrote no record: how it ended, from its zombie's stat
-// (which also gives the last CPU figures). Reaped before we looked: kKilled,
-// cause unknown.
+// (which also gives the last CPU figures), or once reaped from its pidfd
+// where the kernel keeps that; otherwise kKilled, cause unknown.
 Ending classify_death(ProcReader& proc, ProcessWatch* w, Writer writer);
 
 // The tick schedule: ticks at a fixed rate on CLOCK_MONOTONIC, never drifting

@@ -21,11 +21,11 @@ namespace account {
 
 struct TreeSampler::Image {
   std::string name;
-  pid_t pid = 0;
-  uint64_t serial = 0;  // the image's start on CLOCK_MONOTONIC: later images are larger
+  ImageName id;
   ImageFileView view;
+  // Its record is not written yet (it runs, or was killed writing it).
   bool running() const {
-    return __atomic_load_n(&view.region->image_state, __ATOMIC_ACQUIRE) == kRunning;
+    return !image_recorded(__atomic_load_n(&view.region->image_state, __ATOMIC_ACQUIRE));
   }
 };
 
@@ -34,8 +34,9 @@ struct TreeSampler::Proc {
   int pidfd = -1;
   bool ended = false;
   bool shim_sampler = false;
-  SampledPeaks own{};          // for a process without an image file
-  std::vector<Image*> images;  // its image files, oldest first
+  SampledPeaks own{};                                        // for a process without an image file
+  std::vector<Image*> images;                                // its image files, oldest first
+  std::vector<std::pair<std::string, ImageName>> stillborn;  // files not set up yet
   Image* current() const {
     for (auto it = images.rbegin(); it != images.rend(); ++it)
       if ((*it)->running()) return *it;
@@ -44,19 +45,6 @@ struct TreeSampler::Proc {
 };
 
 namespace {
-
-// "<pid>-<serial>"; false for anything else.
-bool parse_image_name(const char* name, pid_t* pid, uint64_t* serial) {
-  char* end;
-  long p = std::strtol(name, &end, 10);
-  if (end == name || *end != '-' || p <= 0) return false;
-  const char* rest = end + 1;
-  unsigned long long s = std::strtoull(rest, &end, 10);
-  if (end == rest || *end) return false;
-  *pid = pid_t(p);
-  *serial = s;
-  return true;
-}
 
 void add_timeline_point(ImageFileView& v, const MemoryNow& now) {
   Region* r = v.region;
@@ -105,6 +93,7 @@ TreeSampler::Proc* TreeSampler::proc_of(pid_t pid) {
     // Opened now, while the process lives: its stat still answers as a zombie.
     reader_.open(&p->watch.handle);
     p->pidfd = int(syscall(SYS_pidfd_open, pid, 0));
+    p->watch.handle.pidfd = p->pidfd;
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.u64 = uint64_t(pid);
@@ -120,25 +109,30 @@ void TreeSampler::discover_images() {
   DIR* dir = opendir(image_dir_.c_str());
   if (!dir) return;
   while (dirent* e = readdir(dir)) {
-    pid_t pid;
-    uint64_t serial;
-    if (!parse_image_name(e->d_name, &pid, &serial) || images_.count(e->d_name)) continue;
+    ImageName id;
+    if (!parse_image_name(e->d_name, &id) || images_.count(e->d_name)) continue;
     auto image = std::make_unique<Image>();
     // Fails while the image is still sizing its new file: found on a later look.
     std::string path = image_dir_ + "/" + e->d_name;
-    if (!map_image_file(path.c_str(), &image->view)) continue;
+    if (!map_image_file(path.c_str(), &image->view)) {
+      // Still being set up, or its process was killed while setting it up:
+      // decided when the process ends.
+      if (!stillborn_.count(e->d_name)) proc_of(id.pid)->stillborn.emplace_back(e->d_name, id);
+      stillborn_.insert(e->d_name);
+      continue;
+    }
+    stillborn_.erase(e->d_name);
     if (!image->running()) {  // it wrote its record before we looked: nothing to watch
       unlink(path.c_str());
       unmap_image_file(&image->view);
       continue;
     }
     image->name = e->d_name;
-    image->pid = pid;
-    image->serial = serial;
-    Proc* p = proc_of(pid);
+    image->id = id;
+    Proc* p = proc_of(id.pid);
     auto& list = p->images;
     auto at = list.begin();
-    while (at != list.end() && (*at)->serial < serial) ++at;
+    while (at != list.end() && (*at)->id.start_monotonic_ns < id.start_monotonic_ns) ++at;
     list.insert(at, image.get());
     images_.emplace(image->name, std::move(image));
   }
@@ -190,40 +184,84 @@ void TreeSampler::tick() {
   handle_ended();
 }
 
+namespace {
+
+uint64_t realtime_now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+// The image file's name holds its start on CLOCK_MONOTONIC.
+uint64_t realtime_of_monotonic(uint64_t monotonic_ns) {
+  uint64_t now_mono = monotonic_now_ns(), now_real = realtime_now_ns();
+  return monotonic_ns < now_mono ? now_real - (now_mono - monotonic_ns) : now_real;
+}
+
+}  // namespace
+
+std::unique_ptr<ImageInfo> TreeSampler::fallback_info(const ImageName& id) const {
+  auto info = fallback_ ? std::make_unique<ImageInfo>(*fallback_) : std::make_unique<ImageInfo>();
+  info->identity.pid = id.pid;
+  info->identity.ppid = id.ppid;
+  info->identity.start_realtime_ns = realtime_of_monotonic(id.start_monotonic_ns);
+  info->identity.start_monotonic_ns = id.start_monotonic_ns;
+  return info;
+}
+
 void TreeSampler::record_death(Image& image, Proc* proc) {
   Ending ending = classify_death(reader_, &proc->watch, Writer::kSampler);
   Region* r = image.view.region;
-  uint32_t expected = kRunning;
-  if (!__atomic_compare_exchange_n(&r->image_state, &expected, kRecorded, false, __ATOMIC_ACQ_REL,
-                                   __ATOMIC_ACQUIRE))
+  const ImageInfo* info = image.view.info;
+  std::unique_ptr<ImageInfo> made;
+  if (!__atomic_load_n(&r->info_published, __ATOMIC_ACQUIRE)) {
+    // Killed before it copied its identity: what the run and /proc know.
+    made = fallback_info(image.id);
+    info = made.get();
+  }
+  if (!claim_dead_image_record(r, info->settings, image.id.pid, info->identity.start_realtime_ns))
     return;
   refresh_image_file((image_dir_ + "/" + image.name).c_str(), &image.view);
   r = image.view.region;
+  write_death_record(*info, r, image.view.timeline, image.view.backtraces, *proc, ending);
+}
+
+void TreeSampler::write_death_record(const ImageInfo& info, const Region* region,
+                                     const SharedTimeline* timeline,
+                                     const BacktraceStore* backtraces, const Proc& proc,
+                                     const Ending& ending) {
   FinalFigures f;
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  f.end_realtime_ns = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-  f.cpu_user_ns = proc->watch.cpu.user_ns;
-  f.cpu_sys_ns = proc->watch.cpu.sys_ns;
-  f.peaks = proc->watch.kernel;
+  f.end_realtime_ns = realtime_now_ns();
+  f.cpu_user_ns = proc.watch.cpu.user_ns;
+  f.cpu_sys_ns = proc.watch.cpu.sys_ns;
+  f.peaks = proc.watch.kernel;
   RecordSource src;
-  std::unique_ptr<ImageInfo> made;
-  const ImageInfo* info = image.view.info;
-  if (!__atomic_load_n(&r->info_published, __ATOMIC_ACQUIRE)) {
-    // Killed before it copied its identity: what the run knows.
-    if (!fallback_) return;
-    made = std::make_unique<ImageInfo>(*fallback_);
-    made->identity.pid = image.pid;
-    info = made.get();
-  }
-  src.identity = &info->identity;
-  src.settings = &info->settings;
-  src.region = r;
-  src.timeline = image.view.timeline;
-  src.backtraces = image.view.backtraces;
-  src.malloc_interposed = !r->malloc_not_interposed;
+  src.identity = &info.identity;
+  src.settings = &info.settings;
+  src.region = region;
+  src.timeline = timeline;
+  src.backtraces = backtraces;
+  src.malloc_interposed = !region->malloc_not_interposed;
   emit(src, f, ending);
   ++records_written_;
+}
+
+void TreeSampler::record_stillborn(const std::string& name, const ImageName& id, Proc* proc) {
+  std::string path = image_dir_ + "/" + name;
+  auto image = std::make_unique<Image>();
+  if (map_image_file(path.c_str(), &image->view)) {  // it got as far as its Region
+    image->name = name;
+    image->id = id;
+    if (image->running()) record_death(*image, proc);
+    unmap_image_file(&image->view);
+  } else {
+    // Killed between creating its file and setting it up: nothing was counted.
+    Ending ending = classify_death(reader_, &proc->watch, Writer::kSampler);
+    auto region = std::make_unique<Region>();
+    init_region(region.get());
+    write_death_record(*fallback_info(id), region.get(), nullptr, nullptr, *proc, ending);
+  }
+  unlink(path.c_str());
 }
 
 void TreeSampler::end_proc(pid_t pid) {
@@ -235,6 +273,11 @@ void TreeSampler::end_proc(pid_t pid) {
   last_end_ns_ = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
   for (Image* image : p->images)
     if (image->running()) record_death(*image, p);
+  for (auto& [name, id] : p->stillborn) {
+    if (!stillborn_.count(name)) continue;  // it became a proper image file
+    record_stillborn(name, id, p);
+    stillborn_.erase(name);
+  }
   for (Image* image : p->images) {
     unlink((image_dir_ + "/" + image->name).c_str());
     unmap_image_file(&image->view);
@@ -255,7 +298,7 @@ void TreeSampler::forget_recorded_images() {
       ++it;
       continue;
     }
-    if (auto p = procs_.find(image->pid); p != procs_.end()) {
+    if (auto p = procs_.find(image->id.pid); p != procs_.end()) {
       auto& list = p->second->images;
       list.erase(std::remove(list.begin(), list.end(), image), list.end());
     }

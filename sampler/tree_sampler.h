@@ -24,6 +24,10 @@
 namespace account {
 
 struct ImageInfo;
+struct ImageName;
+struct Region;
+struct SharedTimeline;
+struct BacktraceStore;
 
 class TreeSampler {
  public:
@@ -80,6 +84,11 @@ class TreeSampler {
   void discover_images();
   void forget_recorded_images();
   void record_death(Image& image, Proc* proc);
+  void record_stillborn(const std::string& name, const ImageName& id, Proc* proc);
+  void write_death_record(const ImageInfo& info, const Region* region,
+                          const SharedTimeline* timeline, const BacktraceStore* backtraces,
+                          const Proc& proc, const Ending& ending);
+  std::unique_ptr<ImageInfo> fallback_info(const ImageName& id) const;
   void end_proc(pid_t pid);
 
   pid_t root_;
@@ -92,6 +101,7 @@ class TreeSampler {
   std::vector<pid_t> live_;
   std::map<pid_t, std::unique_ptr<Proc>> procs_;
   std::map<std::string, std::unique_ptr<Image>> images_;  // by file name
+  std::set<std::string> stillborn_;  // image files that could not be mapped yet
   uint64_t records_written_ = 0;
   uint64_t last_end_ns_ = 0;
 };

@@ -1,0 +1,63 @@
+#include "spawn.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+namespace account {
+
+namespace {
+
+uint64_t realtime_now() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+}  // namespace
+
+Spawned spawn_command(const std::vector<std::string>& command) {
+  std::vector<char*> argv;
+  for (const std::string& a : command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  // The child shares this memory until its exec (vfork): it writes its start
+  // and, if the exec fails, its errno here. It calls only async-signal-safe
+  // functions, and nothing that allocates.
+  volatile uint64_t exec_ns = 0;
+  volatile int exec_errno = 0;
+  sigset_t all, saved;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &saved);  // no handler of ours may run in the child
+  pid_t pid = vfork();
+  if (pid == 0) {
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    sigaction(SIGINT, &dfl, nullptr);
+    sigaction(SIGQUIT, &dfl, nullptr);
+    sigprocmask(SIG_SETMASK, &saved, nullptr);
+    exec_ns = realtime_now();
+    execvp(argv[0], argv.data());
+    exec_errno = errno;
+    _exit(127);
+  }
+  int fork_errno = errno;
+  pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+  Spawned s;
+  if (pid < 0) {
+    s.error = fork_errno;
+    return s;
+  }
+  if (exec_errno != 0) {  // the child has exited: reap it
+    int status;
+    waitpid(pid, &status, 0);
+    s.error = exec_errno;
+    return s;
+  }
+  s.pid = pid;
+  s.exec_ns = exec_ns;
+  return s;
+}
+
+}  // namespace account

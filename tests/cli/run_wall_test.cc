@@ -1,0 +1,112 @@
+// account run's wall time: the command's own span, not the sampler's tick, and
+// the life of what outlives the command in tree_end_ns (issue 19).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "records.h"
+#include "run_program.h"
+
+namespace account::testing {
+namespace {
+
+constexpr uint64_t kMs = 1000 * 1000;
+
+RecordFile run(const std::vector<std::string>& command, const std::string& path,
+               const std::string& interval = "5") {
+  std::vector<std::string> argv = {ACCOUNT_CLI_PATH, "run",    "-q", "-o", path,
+                                   "--interval",     interval, "--"};
+  argv.insert(argv.end(), command.begin(), command.end());
+  ProgramResult r = run_program(argv);
+  EXPECT_EQ(r.status, 0) << r.err;
+  RecordFile f = read_records(path);
+  EXPECT_TRUE(f.bad_lines.empty());
+  return f;
+}
+
+// The tree spans the exec, the loader and the exit around the process's own
+// record, which starts in the shim's constructor and ends at exit: 0.8-1.2 ms
+// on this machine (an exec alone takes 0.47 ms to reach main), where one tick is
+// 5 or 100 ms. The bound is half the shortest tick: a wall that waited for a
+// tick, or was rounded to one, is above it. The least of five runs is
+// compared: a tick in the wall would be in every run, while the machine's other
+// work only ever adds to a run.
+constexpr uint64_t kHalfTick = 2500 * 1000;
+void expect_tree_spans_process(const std::string& interval) {
+  std::vector<uint64_t> gaps;
+  for (int i = 0; i < 5; ++i) {
+    TempDir dir;
+    RecordFile f = run({"/bin/sleep", "0.02"}, dir.file("r.jsonl"), interval);
+    ASSERT_EQ(f.trees.size(), 1u);
+    ASSERT_EQ(f.processes.size(), 1u);
+    const TreeRecord& t = f.trees[0];
+    const ProcessRecord& p = f.processes[0];
+    EXPECT_LE(t.start_ns, p.start_ns);
+    EXPECT_GE(t.end_ns, p.end_ns);
+    EXPECT_GE(p.end_ns - p.start_ns, 20 * kMs);
+    EXPECT_GE(t.tree_end_ns, t.end_ns);
+    gaps.push_back((t.end_ns - t.start_ns) - (p.end_ns - p.start_ns));
+  }
+  EXPECT_LT(*std::min_element(gaps.begin(), gaps.end()), kHalfTick) << "interval " << interval;
+}
+
+TEST(RunWall, TreeSpanIsTheCommandsAtFiveMs) {
+  expect_tree_spans_process("5");
+}
+
+TEST(RunWall, TreeSpanIsTheCommandsAtHundredMs) {
+  expect_tree_spans_process("100");
+}
+
+// The same bound and the same least of five as above.
+TEST(RunWall, ExecChainRunsFromTheFirstImageToTheLast) {
+  std::vector<uint64_t> gaps;
+  for (int i = 0; i < 5; ++i) {
+    TempDir dir;
+    RecordFile f = run({"/bin/sh", "-c", "/bin/true; exec /bin/sleep 0.03"}, dir.file("r.jsonl"));
+    ASSERT_EQ(f.trees.size(), 1u);
+    ASSERT_EQ(f.processes.size(), 3u);  // sh (exec), true (exit), sleep (exit)
+    uint64_t first_start = UINT64_MAX, last_end = 0;
+    for (const ProcessRecord& p : f.processes) {
+      first_start = std::min(first_start, p.start_ns);
+      last_end = std::max(last_end, p.end_ns);
+    }
+    const TreeRecord& t = f.trees[0];
+    EXPECT_LE(t.start_ns, first_start);
+    EXPECT_GE(t.end_ns, last_end);
+    gaps.push_back((t.end_ns - t.start_ns) - (last_end - first_start));
+  }
+  EXPECT_LT(*std::min_element(gaps.begin(), gaps.end()), kHalfTick);
+}
+
+TEST(RunWall, DaemonLifeIsInTreeEndNotInTheWall) {
+  TempDir dir;
+  std::string path = dir.file("r.jsonl");
+  auto start = std::chrono::steady_clock::now();
+  ProgramResult r = run_program({ACCOUNT_CLI_PATH, "run", "-q", "-o", path, "--", "/bin/sh", "-c",
+                                 "/bin/sleep 0.4 >/dev/null 2>&1 & exit 0"});
+  double returned_after =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_LT(returned_after, 0.3);  // account run does not wait for the daemon
+  // The tree record comes when the daemon ends (about 0.4 s in): wait up to 5 s.
+  RecordFile f;
+  for (int i = 0; i < 500 && f.trees.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    f = read_records(path);
+  }
+  ASSERT_EQ(f.trees.size(), 1u);
+  const TreeRecord& t = f.trees[0];
+  EXPECT_LT(t.end_ns - t.start_ns, 100 * kMs);       // the shell's own life
+  EXPECT_GE(t.tree_end_ns - t.start_ns, 400 * kMs);  // the daemon's
+  EXPECT_LT(t.tree_end_ns - t.start_ns, 1500 * kMs);
+  ASSERT_EQ(records_of(f, "sleep").size(), 1u);
+  EXPECT_EQ(records_of(f, "sleep")[0].end, "exit");
+  EXPECT_GE(t.tree_end_ns, records_of(f, "sleep")[0].end_ns);
+}
+
+}  // namespace
+}  // namespace account::testing

@@ -1,0 +1,37 @@
+// A fake /proc for the sampling engine's tests (sampling_test.cc): serves
+// scripted statm/stat/status text, parsed by the real parsers of proc_files.h.
+//
+// account_proc is built without RTTI (the shim links no C++ runtime), so it
+// emits no type_info for ProcReader. The fake's virtual functions are defined
+// in fake_proc.cc, compiled with -fno-rtti as well: its vtable then needs no
+// type_info, and the tests themselves are compiled as usual.
+#pragma once
+
+#include <stdint.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "proc_reader.h"
+
+namespace account {
+
+class FakeProc final : public ProcReader {
+ public:
+  // The text each file holds now; nullopt: it cannot be read (the process is gone).
+  std::optional<std::string> statm_file, stat_file, status_file;
+  // statm reads so far; every sampling tick reads statm first.
+  uint64_t statm_calls = 0;
+  // The tick (statm reads before it, minus one) of every stat and status read.
+  std::vector<uint64_t> stat_at, status_at;
+
+  // Opens nothing: the handle gets placeholder descriptors, never used.
+  bool open(ProcHandle* h) override;
+  void close(ProcHandle* h) override;
+  bool statm(ProcHandle* h, MemoryNow* out) override;
+  bool stat(ProcHandle* h, CpuAndExit* out) override;
+  bool status(ProcHandle* h, MemoryPeaks* out) override;
+};
+
+}  // namespace account
