@@ -1,4 +1,5 @@
 // account watch on a process started without the shim.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/types.h>
@@ -6,9 +7,11 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <thread>
 
 #include "records.h"
 #include "run_program.h"
+#include "shim_run.h"
 
 namespace account::testing {
 namespace {
@@ -75,6 +78,89 @@ TEST(Watch, InterruptWritesTheRecordOfARunningProcess) {
   EXPECT_EQ(f.processes[0].end, "running");
   EXPECT_EQ(f.processes[0].pid, target);
   EXPECT_GE(f.processes[0].samples, 10u);  // ~60 expected in 300 ms at 5 ms
+}
+
+// The end of one death as the shim's own sampler and account watch record it.
+struct TwoViews {
+  ProcessRecord shim, watch;
+};
+
+// Runs `die SIGNAL 300` under the shim (standalone: its per-image sampler
+// writes the record of a killed image) and `account watch` on the same pid.
+// With `hold_zombie` this test reaps the target only after the watch has
+// ended; without, it reaps at once, so either sampler may find it gone.
+TwoViews watch_and_shim_see(const TempDir& dir, int signal, bool hold_zombie) {
+  std::string shim_out = dir.file("shim.jsonl"), watch_out = dir.file("w.jsonl");
+  std::string die = std::string(SAMPLER_PROGRAMS_DIR) + "/die";
+  pid_t target = fork();
+  if (target == 0) {
+    setenv("LD_PRELOAD", ACCOUNT_SHIM_PATH, 1);
+    setenv("ACCOUNT_OUTPUT", shim_out.c_str(), 1);
+    unsetenv("ACCOUNT_RUN_DIR");
+    execl(die.c_str(), "die", std::to_string(signal).c_str(), "300", nullptr);
+    _exit(127);
+  }
+  for (int i = 0; i < 1000; ++i) {  // watch the image after the exec
+    std::ifstream cmdline("/proc/" + std::to_string(target) + "/cmdline");
+    std::string first;
+    std::getline(cmdline, first, '\0');
+    if (first == "die") break;
+    usleep(1000);
+  }
+  pid_t watcher = fork();
+  if (watcher == 0) {
+    execl(ACCOUNT_CLI_PATH, "account", "watch", "--pid", std::to_string(target).c_str(), "-o",
+          watch_out.c_str(), "--interval", "5", nullptr);
+    _exit(127);
+  }
+  int status;
+  if (hold_zombie) {
+    waitpid(watcher, &status, 0);
+    waitpid(target, &status, 0);
+  } else {
+    waitpid(target, &status, 0);
+    waitpid(watcher, &status, 0);
+  }
+  EXPECT_TRUE(WIFSIGNALED(status) || WIFEXITED(status));
+  RecordFile shim, watch = read_records(watch_out);
+  for (int i = 0; i < 500 && shim.processes.empty(); ++i) {  // the sampler writes after the death
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    shim = read_records(shim_out);
+  }
+  TwoViews views;
+  EXPECT_EQ(shim.processes.size(), 1u) << slurp(shim_out);
+  EXPECT_EQ(watch.processes.size(), 1u) << slurp(watch_out);
+  if (!shim.processes.empty()) views.shim = shim.processes[0];
+  if (!watch.processes.empty()) views.watch = watch.processes[0];
+  return views;
+}
+
+void expect_same_ending(int signal, bool hold_zombie) {
+  TempDir dir;
+  TwoViews v = watch_and_shim_see(dir, signal, hold_zombie);
+  SCOPED_TRACE(
+      fmt::format("signal {}, zombie {}", signal, hold_zombie ? "held" : "reaped at once"));
+  EXPECT_EQ(v.shim.written_by, "sampler");
+  EXPECT_EQ(v.watch.written_by, "watch");
+  EXPECT_EQ(v.shim.pid, v.watch.pid);
+  EXPECT_EQ(v.shim.end, v.watch.end);
+  EXPECT_EQ(v.shim.signal, v.watch.signal);
+  EXPECT_EQ(v.shim.exit_code, v.watch.exit_code);
+  // Held, the zombie tells both exactly how it died.
+  if (hold_zombie) {
+    EXPECT_EQ(v.watch.end, signal == 9 ? "killed" : "signal");
+    EXPECT_EQ(v.watch.signal, signal);
+  }
+}
+
+TEST(Watch, ClassifiesASigkillAsTheShimDoes) {
+  expect_same_ending(9, true);
+  expect_same_ending(9, false);
+}
+
+TEST(Watch, ClassifiesASegfaultAsTheShimDoes) {
+  expect_same_ending(11, true);
+  expect_same_ending(11, false);
 }
 
 TEST(Watch, MissingProcessIsOneClearLine) {
