@@ -2,7 +2,10 @@
 // --percentiles, and every kind of bad input with its message and exit status.
 #include "report.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <regex>
 
 #include "golden.h"
 
@@ -93,6 +96,34 @@ TEST(Report, PercentilesOfWallTime) {
                        "2.200    2.400    2.600    2.800    2.980    3.000\n"),
             std::string::npos)
       << r.out;
+}
+
+// Wall is end_ns - start_ns, the command's own span: processes that outlived the
+// command (tree_end_ns, absent in older records like ops.jsonl) change nothing.
+TEST(Report, WallIgnoresTheLifeOfWhatOutlivedTheCommand) {
+  std::string records = testing::read_file(data_path("ops.jsonl")), with_key;
+  std::regex tree_end(R"re(("kind":"tree".*"end_ns":(\d+)))re");
+  size_t trees = 0;
+  for (size_t at = 0, nl; at < records.size(); at = nl + 1) {
+    nl = records.find('\n', at);
+    std::string line = records.substr(at, nl - at);
+    std::smatch m;
+    if (std::regex_search(line, m, tree_end)) {
+      line.insert(line.size() - 1,
+                  fmt::format(",\"tree_end_ns\":{}", std::stoull(m[2]) + 60000000000ull));
+      ++trees;
+    }
+    with_key += line + "\n";
+  }
+  ASSERT_GT(trees, 0u);
+  testing::TempFile file(with_key);
+  ReportOptions o;
+  o.files = {file.path()};
+  o.percentiles = Metric::kWall;
+  Outcome r = testing::report(o);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_TRUE(r.err.empty());
+  expect_golden("ops.percentiles-wall.txt", r.out);
 }
 
 TEST(Report, PercentilesOfCpuAsCsv) {
