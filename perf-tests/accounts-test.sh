@@ -5,7 +5,7 @@
 # usage: accounts-test.sh [--git PATH] [--users N] [--changes N] [--queries N]
 #                         [--refs loose|packed] [--vs] [--clients N] [--seconds S]
 #                         [--seed N] [-o FILE] [--account PATH] [-c KEY=VALUE]...
-#                         [--keep] [-q]
+#                         [--bare-timing] [--keep] [-q]
 #
 # One bare repository in Gerrit's NoteDb layout, built step by step, each step one
 # accounted operation (test label "accounts"):
@@ -23,6 +23,9 @@
 # Prints the accounting table, the step totals, the query latency percentiles
 # (ms) and the parallel requests per second. --vs runs loose and packed refs with
 # the same seed and prints both side by side and `account compare`.
+# --bare-timing also runs every query bare, interleaved with its accounted twin
+# (the same fetch into a second client), timed by this script: the latency the
+# records report next to the latency the program has without account.
 #
 #   --users N      accounts (default 1024)       --changes N  changes (default 200)
 #   --queries N    sequential queries (2000)     --clients N  parallel clients (4)
@@ -38,7 +41,7 @@ LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/lib" && pwd)
 # shellcheck source=lib/common.sh
 . "$LIB_DIR/common.sh"
 
-usage() { sed -n '2,37p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,40p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 # number OPTION VALUE MIN: VALUE is an integer >= MIN.
 number() {
@@ -47,7 +50,7 @@ number() {
 }
 
 git_path='' account_path='' users=1024 changes=200 queries=2000 refs=loose vs=0
-clients=4 seconds=10 seed=1 out='' keep=0 QUIET=0
+clients=4 seconds=10 seed=1 out='' keep=0 QUIET=0 bare_timing=0
 GIT_C=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -70,6 +73,7 @@ while [ $# -gt 0 ]; do
       shift 2
       ;;
     --vs) vs=1; shift ;;
+    --bare-timing) bare_timing=1; shift ;;
     --keep) keep=1; shift ;;
     -q | --quiet) QUIET=1; shift ;;
     -h | --help) usage; exit 0 ;;
@@ -125,9 +129,23 @@ pack_refs() {
   run_op "$T" "pack refs" -- "$GIT" "${GIT_C[@]}" -C "$REPO" pack-refs --all --prune
 }
 
+# time_bare_query CLIENT FETCH_ARGS...: one query without account, its wall
+# time (microseconds, as bash's EPOCHREALTIME measures around it) appended to
+# BARE_TIMES.
+time_bare_query() {
+  local client=$1 t0 t1
+  shift
+  t0=$EPOCHREALTIME
+  "$GIT" "${GIT_C[@]}" -C "$client" "$@" 2>"$WORK/bare.err" ||
+    die "bare query failed: git $*: $(cat "$WORK/bare.err")"
+  t1=$EPOCHREALTIME
+  echo "${t0/./} ${t1/./}" >>"$BARE_TIMES"
+}
+
 # run_mode MODE: the whole test with MODE ref storage, records in records_for MODE.
 run_mode() {
-  local mode=$1 base q c u id nn client err status
+  local mode=$1 base q c u id nn client err status bare_client t0 t1
+  local -a fetch
   RECORDS=$(records_for "$mode")
   : >"$RECORDS" || die "cannot write $RECORDS"
   base="$WORK/$mode/git"
@@ -151,6 +169,9 @@ run_mode() {
   daemon_start "$T" "serve queries" "$base"
   client="$WORK/$mode/client.git"
   "$GIT" init -q --bare "$client"
+  bare_client="$WORK/$mode/bare-client.git"
+  [ "$bare_timing" = 1 ] && "$GIT" init -q --bare "$bare_client"
+  BARE_TIMES="$WORK/$mode/bare.txt"
   err="$WORK/query.err"
   RANDOM=$((seed + 1))
   say "$T: query ($queries sequential fetches over git://)"
@@ -159,11 +180,22 @@ run_mode() {
     u=$((RANDOM % users + 1))
     id=$((1000000 + u))
     printf -v nn '%02d' $((c % 100))
+    fetch=(fetch -q --no-tags "git://127.0.0.1:$DAEMON_PORT/test_repo.git"
+      "refs/changes/$nn/$c/meta" "refs/changes/$nn/$c/1" "refs/users/$(printf '%02d' $((id % 100)))/$id")
     status=0
+    if [ "$bare_timing" = 1 ]; then
+      # Bare first on odd queries, second on even ones: neither always pays
+      # for the caches the other warmed.
+      [ $((q % 2)) = 1 ] && time_bare_query "$bare_client" "${fetch[@]}"
+      t0=$EPOCHREALTIME
+    fi
     "$ACCOUNT" run -q --test "$T" --op query -o "$RECORDS" -- \
-      "$GIT" "${GIT_C[@]}" -C "$client" fetch -q --no-tags "git://127.0.0.1:$DAEMON_PORT/test_repo.git" \
-      "refs/changes/$nn/$c/meta" "refs/changes/$nn/$c/1" "refs/users/$(printf '%02d' $((id % 100)))/$id" \
-      2>"$err" || status=$?
+      "$GIT" "${GIT_C[@]}" -C "$client" "${fetch[@]}" 2>"$err" || status=$?
+    if [ "$bare_timing" = 1 ]; then
+      t1=$EPOCHREALTIME
+      echo "${t0/./} ${t1/./}" >>"$WORK/$mode/invocation.txt"
+      [ $((q % 2)) = 0 ] && time_bare_query "$bare_client" "${fetch[@]}"
+    fi
     if [ "$status" -ne 0 ]; then
       printf '%s: query %d (change %d, user %d) failed (exit %d): git fetch: %s\n' \
         "$PROG" "$q" "$c" "$id" "$status" "$(cat "$err")" >&2
@@ -214,6 +246,7 @@ summary() {
     printf '%-16s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n' release min median avg p60 p70 p80 p90 p99 max
     table_with_change "$WORK/latency.txt" '%9.3f' '%8.2f%%'
   }
+  [ "$bare_timing" = 1 ] && bare_latency "$@"
   echo
   echo "Parallel: $clients clients for ${seconds} s (requests per second)"
   for m in "$@"; do
@@ -229,6 +262,29 @@ summary() {
     printf '%-16s %12s %12s %12s %12s %12s\n' release "client avg" "client sd" "client max" requests "total req/s"
     table_with_change "$WORK/parallel.txt" '%12.2f' '%11.2f%%'
   }
+}
+
+# bare_latency MODE...: the query latency medians with and without account.
+bare_latency() {
+  local m
+  echo
+  echo "Query latency, median ms (--bare-timing: each query also run bare, interleaved)"
+  printf '%-16s %12s %12s %9s %12s\n' release bare "the records" ratio "account run"
+  for m in "$@"; do
+    awk -F, -v m="$m" -v bare="$WORK/$m/bare.txt" -v inv="$WORK/$m/invocation.txt" '
+      function median(a, n,   i, j, t) {
+        for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+        return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+      $1 == "accounts" && $2 == "query" && $3 == "wall_s" { rec = $6 * 1000 }
+      END {
+        while ((getline line < bare) > 0) { split(line, t, " "); b[++nb] = (t[2] - t[1]) / 1000 }
+        while ((getline line < inv) > 0) { split(line, t, " "); v[++nv] = (t[2] - t[1]) / 1000 }
+        mb = median(b, nb)
+        printf "%-16s %12.3f %12.3f %8.3fx %12.3f\n", m, mb, rec, rec / mb, median(v, nv) }' \
+      "$WORK/$m/percentiles.csv"
+  done
+  echo "bare: git fetch timed by this script; the records: the median wall of the"
+  echo "query runs' tree records; account run: the whole account run invocation."
 }
 
 # table_with_change FILE NUMBER_FORMAT PERCENT_FORMAT: rows "NAME v1 v2 ...",

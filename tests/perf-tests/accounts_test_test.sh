@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # accounts-test.sh --vs with small sizes: exit 0, every step row in both record
 # files, the repository in Gerrit's layout, nine-column percentiles over one run per
-# query, parallel requests counted, and `account compare` of loose vs packed.
+# query, parallel requests counted, `account compare` of loose vs packed, and
+# --bare-timing's table (every query also timed bare).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
@@ -14,7 +15,7 @@ trap 'rm -rf "$tmp" ${kept:+"$kept"}' EXIT
 users=15 changes=8 queries=12
 start=$SECONDS
 "$PERF/accounts-test.sh" --account "$ACCOUNT" --users $users --changes $changes --queries $queries \
-  --clients 2 --seconds 1 --vs --keep -o "$tmp/acc.jsonl" >"$tmp/out" 2>"$tmp/err" ||
+  --clients 2 --seconds 1 --vs --bare-timing --keep -o "$tmp/acc.jsonl" >"$tmp/out" 2>"$tmp/err" ||
   fail "accounts-test.sh exited $?: $(tail -5 "$tmp/err")"
 elapsed=$((SECONDS - start))
 kept=$(sed -n 's/^accounts-test.sh: kept //p' "$tmp/err")
@@ -68,5 +69,15 @@ grep -q '^release  *min  *median  *avg  *p60  *p70  *p80  *p90  *p99  *max$' "$t
 awk '/^Parallel:/ { p = 1; next } p && $1 == "loose" { ok = ($5 > 0 && $6 > 0) } END { exit !ok }' "$tmp/out" ||
   fail "parallel phase counted no requests"
 grep -q '^accounts  *query  *packed vs loose ' "$tmp/out" || fail "no account compare output"
+# --bare-timing: one bare timing per query; a whole account run invocation
+# holds its command's span, so its median is at least the records' median.
+for mode in loose packed; do
+  [ "$(wc -l <"$kept/$mode/bare.txt")" -eq $queries ] || fail "$mode: $(wc -l <"$kept/$mode/bare.txt") bare timings"
+  awk -v m=$mode '/^Query latency, median ms/ { t = 1; next }
+                  /^$/ { t = 0 }
+                  t && $1 == m { ok = ($2 > 0 && $3 > 0 && $5 >= $3 && $4 ~ /x$/ && ($4 + 0) - $3 / $2 < 0.01 && $3 / $2 - ($4 + 0) < 0.01) }
+                  END { exit !ok }' "$tmp/out" ||
+    fail "$mode: bare timing row: $(grep "^$mode " "$tmp/out" | tail -1)"
+done
 grep -q '^    query: 12/12$' "$tmp/err" || fail "no progress count for the queries"
 echo "ok: loose and packed, $users users, $changes changes, $queries queries in $elapsed s"
