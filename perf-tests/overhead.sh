@@ -12,7 +12,9 @@
 #   --work DIR   scratch space, about 300 MiB (default: a new directory under /tmp)
 #   --only NAME  workloads whose name contains NAME (malloc, memcpy, git, python,
 #                process-starts: sh starting 1000 /bin/true, with issue 12's
-#                targets; about a minute alone)
+#                targets; about a minute alone), "account run /bin/true" and
+#                "git ls-remote" (issue 19: what one account run adds; select
+#                both with --only true,ls-remote)
 #   --tools T,T  only these tools (account, account run, memusage, heaptrack, time -v,
 #                dhat, dhat copy, and variants; process starts also has
 #                account sampling off and empty preload)
@@ -45,7 +47,7 @@ while [ $# -gt 0 ]; do
     --tools) tools=$2; shift 2 ;;
     --variant) variants+=(--variant "$2"); shift 2 ;;
     --no-floor) no_floor=1; shift ;;
-    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "overhead.sh: unknown option $1 (try --help)" >&2; exit 1 ;;
   esac
 done

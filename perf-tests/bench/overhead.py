@@ -163,6 +163,30 @@ def workload_says(rundir, key):
 
 # Issue 12's targets for the process-starts rows: median wall ratio to bare.
 START_TARGETS = {"account run": 1.25, "account": 1.5, "account sampling off": 1.3}
+# Issue 19's: what one `account run` adds to a short command.
+RUN_COST_INVOCATIONS = 100  # `account run -q -- /bin/true` per timed run
+LS_REMOTE_INVOCATIONS = 20  # `git ls-remote git://...` per timed run
+TRUE_ADDED_MS_TARGET = 2.0
+LS_REMOTE_RATIO_TARGET = 1.05
+
+
+def start_git_daemon(base, env):
+    """A git daemon serving `base` on a free port of 127.0.0.1, run bare."""
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(["git", "daemon", "--reuseaddr", "--listen=127.0.0.1",
+                             "--port=%d" % port, "--base-path=" + base, "--export-all", base],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(200):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.1):
+                return proc, port
+        except OSError:
+            time.sleep(0.025)
+    proc.kill()
+    raise SystemExit("overhead: git daemon did not start on port %d" % port)
 
 
 # ----------------------------------------------------------------------------
@@ -313,6 +337,12 @@ def main():
          None, ["empty preload", "memusage", "account sampling off", "account", "account run"] +
          [v.split("=", 1)[0] for v in a.variant if not v.startswith("forward-only=")],
          {"stderr": os.devnull, "drop_records": True}),
+        # Issue 19: the cost of one `account run` around a short command.
+        ("account run /bin/true", [(["/bin/true"], None)] * RUN_COST_INVOCATIONS, None, None,
+         ["account run"], {"drop_records": True}),
+        ("git ls-remote", [(git + ["ls-remote", "git://127.0.0.1:{port}/git-src"], None)] *
+         LS_REMOTE_INVOCATIONS, None, None, ["account run"], {"drop_records": True,
+                                                               "daemon": True}),
     ]
     only = [w for w in a.only.split(",") if w]
     if only:
@@ -332,7 +362,28 @@ def main():
         if not os.path.exists(repo):
             subprocess.run(["cp", "-r", a.tree, repo], check=True)
 
+    daemon = None
+    if any(w[5:] and w[5].get("daemon") for w in workloads):
+        daemon, port = start_git_daemon(work, base_env)
+        workloads = [w[:1] + ([(
+            [arg.replace("{port}", str(port)) for arg in argv], cwd) for argv, cwd in w[1]],) + w[2:]
+            for w in workloads]
+
     results = []  # dicts: workload, tool, reduced, run, wall, rss, cpu, extra
+    try:
+        run_workloads(workloads, tools, a, base_env, work, starts, results)
+    finally:
+        if daemon:
+            daemon.kill()
+            daemon.wait()
+
+    if a.json:
+        with open(a.json, "w") as fh:
+            json.dump(results, fh, indent=1)
+    report(results, list(tools))
+
+
+def run_workloads(workloads, tools, a, base_env, work, starts, results):
     for wname, steps, reduced, setup, wtools, *wopts in workloads:
         wopts = wopts[0] if wopts else {}
         wtools = [t for t in wtools if t in tools]
@@ -389,11 +440,6 @@ def main():
                             "self": workload_says(rundir, "copy_loop") or
                             workload_says(rundir, "malloc_loop")})
 
-    if a.json:
-        with open(a.json, "w") as fh:
-            json.dump(results, fh, indent=1)
-    report(results, list(tools))
-
 
 def report(results, tool_order):
     def sel(w, t, red):
@@ -435,6 +481,7 @@ def report(results, tool_order):
                        statistics.median(cpu), min(cpu), max(cpu), rss))
     print()
     report_starts(results, tool_order, sel)
+    report_run_cost(sel)
 
     # --- sampler cost ---
     print("Sampler CPU (ACCOUNT_SAMPLE_MS default 5), summed over records: sampler_cpu_s / process wall")
@@ -540,6 +587,40 @@ def report_starts(results, tool_order, sel):
                "%.0f" % statistics.median(recs) if recs else "–",
                "≤ %.2f×" % target if target else "",
                ("met" if med <= target else "MISSED") if target else ""))
+    print()
+
+
+def report_run_cost(sel):
+    """Issue 19's rows: what one `account run` adds to a short command."""
+    true_bare, true_run = sel("account run /bin/true", "bare", False), \
+        sel("account run /bin/true", "account run", False)
+    ls_bare, ls_run = sel("git ls-remote", "bare", False), sel("git ls-remote", "account run", False)
+    if not (true_run or ls_run):
+        return
+    print("The cost of one account run: the same command bare and under `account run -q -o F`,")
+    print("interleaved; median over rounds, min-max; targets: issue 19's")
+    print()
+    print("| command | bare per call (ms) | account run per call (ms) | added per call (ms) |"
+          " wall ratio | min-max | target | |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    for name, bare, run, calls in (("/bin/true", true_bare, true_run, RUN_COST_INVOCATIONS),
+                                   ("git ls-remote git://127.0.0.1 (daemon bare)", ls_bare,
+                                    ls_run, LS_REMOTE_INVOCATIONS)):
+        if not (bare and run):
+            continue
+        added = [1000 * (x["wall"] - b["wall"]) / calls for x, b in zip(run, bare)]
+        ratios = [x["wall"] / b["wall"] for x, b in zip(run, bare)]
+        if name == "/bin/true":
+            target, met = "≤ %.1f ms added" % TRUE_ADDED_MS_TARGET, \
+                statistics.median(added) <= TRUE_ADDED_MS_TARGET
+        else:
+            target, met = "≤ %.2f×" % LS_REMOTE_RATIO_TARGET, \
+                statistics.median(ratios) <= LS_REMOTE_RATIO_TARGET
+        print("| %s | %.3f | %.3f | %.3f | %.3f× | %.2f–%.2f | %s | %s |" %
+              (name, 1000 * statistics.median(b["wall"] for b in bare) / calls,
+               1000 * statistics.median(x["wall"] for x in run) / calls,
+               statistics.median(added), statistics.median(ratios), min(ratios), max(ratios),
+               target, "met" if met else "MISSED"))
     print()
 
 
