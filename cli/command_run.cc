@@ -126,7 +126,13 @@ std::string tree_record(const RunOptions& o, const RunResult& r, unsigned run) {
   t.have_status = true;
   t.wait_status = r.status;
   t.aborted = r.aborted;
-  std::string line(64 * 1024 + 6 * (o.test.size() + o.op.size()), '\0');
+  std::vector<const char*> argv;
+  size_t argv_bytes = 0;
+  for (const std::string& a : o.command) argv.push_back(a.c_str()), argv_bytes += a.size();
+  t.command = argv.data();
+  t.command_argc = int(argv.size());
+  std::string line(64 * 1024 + 6 * (o.test.size() + o.op.size() + argv_bytes + argv.size()),
+                   '\0');
   TextBuffer out(line.data(), line.size());
   compose_tree_record(out, t);
   line.resize(out.size());

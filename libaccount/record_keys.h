@@ -50,5 +50,7 @@ inline constexpr char kRun[] = "run";
 inline constexpr char kTreeEndNs[] = "tree_end_ns";
 inline constexpr char kProcesses[] = "processes";
 inline constexpr char kAborted[] = "aborted";
+inline constexpr char kCommand[] = "command";          // the command's argv
+inline constexpr char kInterrupted[] = "interrupted";  // the signal account run got
 
 }  // namespace account::keys

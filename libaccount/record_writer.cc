@@ -179,6 +179,15 @@ void compose_tree_record(TextBuffer& out, const TreeFigures& tree) {
   out.field_string(kTest, tree.test);
   out.field_string(kOp, tree.op);
   out.field(kRun, tree.run);
+  if (tree.command_argc > 0) {
+    out.key(kCommand);
+    out.put('[');
+    for (int i = 0; i < tree.command_argc; ++i) {
+      if (i) out.put(',');
+      out.put_json_string(tree.command[i], string_length(tree.command[i]));
+    }
+    out.put(']');
+  }
   out.field(kStartNs, tree.start_ns);
   out.field(kEndNs, tree.end_ns);
   if (tree.tree_end_ns) out.field(kTreeEndNs, tree.tree_end_ns);
@@ -196,6 +205,7 @@ void compose_tree_record(TextBuffer& out, const TreeFigures& tree) {
   }
   out.key(kAborted);
   out.put(tree.aborted ? "true" : "false");
+  if (tree.interrupted) out.field_int(kInterrupted, tree.interrupted);
   out.end_object();
   out.put('\n');
 }

@@ -62,6 +62,10 @@ struct TreeFigures {
   bool have_status = false;
   int wait_status = 0;  // the command's raw wait status
   bool aborted = false;
+  int interrupted = 0;  // the signal that interrupted account run, 0: none
+  // The command's argv (argc strings), or none.
+  const char* const* command = nullptr;
+  int command_argc = 0;
 };
 void compose_tree_record(TextBuffer& out, const TreeFigures& tree);
 

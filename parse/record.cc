@@ -71,8 +71,8 @@ class Fields {
     else
       wrong(key, "true or false");
   }
-  void strings(const char* key, std::vector<std::string>& out) {
-    const json::value* v = find(key, true);
+  void strings(const char* key, std::vector<std::string>& out, bool required = true) {
+    const json::value* v = find(key, required);
     if (!v) return;
     if (!v->is_array()) return wrong(key, "an array of strings");
     for (const json::value& item : v->as_array()) {
@@ -130,6 +130,8 @@ std::optional<Record> record_from_value(const json::value& value, std::string* r
     f.optional_i64(keys::kExitCode, t.exit_code);
     f.optional_i64(keys::kSignal, t.signal);
     f.boolean(keys::kAborted, t.aborted);
+    f.optional_i64(keys::kInterrupted, t.interrupted);
+    f.strings(keys::kCommand, t.command, false);
     f.u64(keys::kRun, t.run, false);
     if (!f.ok()) {
       *reason = f.error();

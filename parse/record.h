@@ -62,7 +62,9 @@ struct TreeRecord {
   std::optional<int64_t> exit_code;
   std::optional<int64_t> signal;
   bool aborted = false;
-  uint64_t run = 0;  // 1-based repetition index within an `account run --repeat`
+  std::optional<int64_t> interrupted;  ///< the signal that interrupted account run
+  std::vector<std::string> command;    ///< the command's argv; empty in older records
+  uint64_t run = 0;                    // 1-based repetition index within an `account run --repeat`
 };
 
 using Record = std::variant<ProcessRecord, TreeRecord>;

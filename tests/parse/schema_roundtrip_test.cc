@@ -519,8 +519,12 @@ TEST(SchemaRoundTrip, ProcessRecordWithTimeline) {
 
 // Tree records.
 
+const char* const kCommand[] = {"git", "commit", "-m", "say \"hi\"\n\xC3\xA9"};
+
 TreeFigures tree_figures() {
   TreeFigures t;
+  t.command = kCommand;
+  t.command_argc = 4;
   t.test = "zero_small";
   t.op = "commit \"all\"\n\xC3\xA9";
   t.run = 2;
@@ -547,11 +551,14 @@ void expect_tree(const TreeRecord& got, const TreeRecord& want) {
   EXPECT_EQ(got.exit_code, want.exit_code);
   EXPECT_EQ(got.signal, want.signal);
   EXPECT_EQ(got.aborted, want.aborted);
+  EXPECT_EQ(got.interrupted, want.interrupted);
+  EXPECT_EQ(got.command, want.command);
   EXPECT_EQ(got.run, want.run);
 }
 
 TreeRecord expected_tree() {
   TreeRecord t;
+  t.command.assign(std::begin(kCommand), std::end(kCommand));
   t.test = "zero_small";
   t.op = "commit \"all\"\n\xC3\xA9";
   t.run = 2;
@@ -565,12 +572,13 @@ TreeRecord expected_tree() {
   return t;
 }
 
-std::vector<std::string> tree_keys(const char* end_key) {
+std::vector<std::string> tree_keys(const char* end_key, bool interrupted) {
   std::vector<std::string> k = {"schema",
                                 "kind",
                                 "test",
                                 "op",
                                 "run",
+                                "command",
                                 "start_ns",
                                 "end_ns",
                                 "processes",
@@ -580,6 +588,7 @@ std::vector<std::string> tree_keys(const char* end_key) {
                                 "samples"};
   if (end_key) k.push_back(end_key);
   k.push_back("aborted");
+  if (interrupted) k.push_back("interrupted");
   return k;
 }
 
@@ -590,6 +599,7 @@ struct TreeCase {
   bool aborted;
   const char* end_key;
   std::optional<int64_t> exit_code, signal;
+  int interrupted = 0;
 };
 
 TEST(SchemaRoundTrip, TreeRecords) {
@@ -600,6 +610,9 @@ TEST(SchemaRoundTrip, TreeRecords) {
       {"signal 11, core dumped", true, 0x80 | 11, false, "signal", std::nullopt, 11},
       {"aborted: the timeout's SIGKILL", true, 9, true, "signal", std::nullopt, 9},
       {"aborted, no status", false, 0, true, nullptr, std::nullopt, std::nullopt},
+      {"interrupted by SIGINT", true, 2, false, "signal", std::nullopt, 2, 2},
+      {"interrupted by SIGTERM, the command exited 0", true, 0, false, "exit_code", 0, std::nullopt,
+       15},
   };
   for (const TreeCase& c : cases) {
     SCOPED_TRACE(c.name);
@@ -607,10 +620,11 @@ TEST(SchemaRoundTrip, TreeRecords) {
     figures.have_status = c.have_status;
     figures.wait_status = c.wait_status;
     figures.aborted = c.aborted;
+    figures.interrupted = c.interrupted;
     std::string line = compose_tree(figures);
     expect_one_line(line);
     json::object o = raw(line);
-    EXPECT_EQ(keys_of(o), tree_keys(c.end_key)) << line;
+    EXPECT_EQ(keys_of(o), tree_keys(c.end_key, c.interrupted != 0)) << line;
     EXPECT_EQ(o.at("schema").as_int64(), 1);
     EXPECT_EQ(o.at("kind").as_string(), "tree");
     EXPECT_EQ(o.at("aborted"), json::value(c.aborted));
@@ -618,6 +632,7 @@ TEST(SchemaRoundTrip, TreeRecords) {
     want.exit_code = c.exit_code;
     want.signal = c.signal;
     want.aborted = c.aborted;
+    if (c.interrupted) want.interrupted = c.interrupted;
     expect_tree(parse_as<TreeRecord>(line), want);
   }
 }
