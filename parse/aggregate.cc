@@ -74,6 +74,7 @@ struct RunPeak {
 struct RunAcc {
   bool has_tree = false;
   uint64_t tree_start = 0, tree_end = 0;
+  uint64_t tree_last_end = 0;  // tree_end_ns: processes that outlived the command belong too
   double cpu_s = 0;
   RunPeak size, rss, anon;
   uint64_t copied = 0, malloc = 0, processes = 0;
@@ -115,11 +116,14 @@ struct RunAcc {
     max_end = std::max(max_end, other.max_end);
     for (auto& r : other.rows) rows.push_back(std::move(r));
   }
-  bool contains(uint64_t start_ns) const { return start_ns >= tree_start && start_ns <= tree_end; }
+  bool contains(uint64_t start_ns) const {
+    return start_ns >= tree_start && start_ns <= std::max(tree_end, tree_last_end);
+  }
   void set_tree(const TreeRecord& t) {
     has_tree = true;
     tree_start = t.start_ns;
     tree_end = t.end_ns;
+    tree_last_end = t.tree_end_ns;
     size.tree = t.sampled_size_peak_bytes;
     rss.tree = t.sampled_rss_peak_bytes;
     anon.tree = t.sampled_rss_anon_peak_bytes;

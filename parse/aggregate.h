@@ -47,7 +47,8 @@ struct Operation {
 RunFigures median_of_runs(const std::vector<RunFigures>& runs);
 
 /// Groups records into runs: a run is one tree record with the process records of
-/// the same (test, op) whose start_ns lies in the tree's [start_ns, end_ns]. An
+/// the same (test, op) whose start_ns lies in the tree's [start_ns, tree_end_ns]
+/// (end_ns when tree_end_ns is absent or earlier). An
 /// operation without tree records is one run made of all its process records;
 /// processes of an operation with tree records that fall in no tree's window form
 /// one more run of their own.

@@ -49,6 +49,26 @@ TreeRecord tree(uint64_t start_s, uint64_t end_s, uint64_t size_mib) {
   return t;
 }
 
+// A daemon the command started forks a child after the command ended (git
+// daemon serving a connection): the child belongs to the run, whose window
+// reaches tree_end_ns, while the run's wall stays the command's.
+TEST(Aggregate, ProcessesAfterTheCommandUntilTreeEndBelongToTheRun) {
+  Aggregator a;
+  TreeRecord t = tree(10, 12, 0);
+  t.tree_end_ns = 20ull * 1000000000;
+  a.add(t);
+  a.add(process(1, 10, 1.0, 5));
+  a.add(process(2, 11, 2.0, 5));
+  a.add(process(3, 15, 4.0, 7));  // after end_ns, before tree_end_ns
+  auto ops = a.finish();
+  ASSERT_EQ(ops.size(), 1u);
+  ASSERT_EQ(ops[0].runs.size(), 1u);
+  EXPECT_DOUBLE_EQ(ops[0].runs[0].cpu_s, 7.0);
+  EXPECT_EQ(ops[0].runs[0].processes, 3u);
+  EXPECT_EQ(ops[0].runs[0].size_bytes, 7 * kMiB);
+  EXPECT_DOUBLE_EQ(ops[0].runs[0].wall_s, 2.0);
+}
+
 TEST(Aggregate, OperationsInOrderOfFirstAppearanceGroupedByTest) {
   auto ops = aggregate_file("ops.jsonl");
   std::vector<std::string> names;
