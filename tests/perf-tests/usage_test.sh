@@ -25,6 +25,11 @@ for s in perf-test.sh accounts-test.sh; do
 done
 expect_error 'use quick or full' "$PERF/perf-test.sh" --account "$ACCOUNT" --scale huge
 expect_error "unknown test 'nope'" "$PERF/perf-test.sh" --account "$ACCOUNT" --only zero_small,nope
+expect_error 'a number of at least 1' "$PERF/perf-test.sh" --account "$ACCOUNT" --rounds 0
+expect_error "two builds are named" "$PERF/perf-test.sh" --account "$ACCOUNT" --git git --git git
+expect_error '2 names for 1 --git builds' "$PERF/perf-test.sh" --account "$ACCOUNT" --git git --names a,b
+expect_error "only -c KEY=VALUE" "$PERF/perf-test.sh" --account "$ACCOUNT" --build 'x=git --bare'
+expect_error 'needs two builds' "$PERF/perf-test.sh" --account "$ACCOUNT" --fail-on cpu=5%
 expect_error 'use loose or packed' "$PERF/accounts-test.sh" --account "$ACCOUNT" --refs both
 expect_error 'a number' "$PERF/accounts-test.sh" --account "$ACCOUNT" --users x
 expect_error 'at least' "$PERF/accounts-test.sh" --account "$ACCOUNT" --users 5
