@@ -5,7 +5,8 @@
 # usage: accounts-test.sh [--git PATH] [--users N] [--changes N] [--queries N]
 #                         [--refs loose|packed] [--vs] [--clients N] [--seconds S]
 #                         [--seed N] [-o FILE] [--account PATH] [-c KEY=VALUE]...
-#                         [--bare-timing] [--keep] [-q]
+#                         [--bare-timing] [--rounds N] [--fail-on SPEC]
+#                         [--keep] [-q]
 #
 # One bare repository in Gerrit's NoteDb layout, built step by step, each step one
 # accounted operation (test label "accounts"):
@@ -23,6 +24,9 @@
 # Prints the accounting table, the step totals, the query latency percentiles
 # (ms) and the parallel requests per second. --vs runs loose and packed refs with
 # the same seed and prints both side by side and `account compare`.
+# --rounds N repeats the whole test N times (with --vs: loose packed, then
+# packed loose, ...), every step one more run of its operation; --fail-on SPEC
+# is passed to the final `account compare` (exit 3 on a significant regression).
 # --bare-timing also runs every query bare, interleaved with its accounted twin
 # (the same fetch into a second client), timed by this script: the latency the
 # records report next to the latency the program has without account.
@@ -41,7 +45,7 @@ LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/lib" && pwd)
 # shellcheck source=lib/common.sh
 . "$LIB_DIR/common.sh"
 
-usage() { sed -n '2,40p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,44p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 # number OPTION VALUE MIN: VALUE is an integer >= MIN.
 number() {
@@ -50,12 +54,12 @@ number() {
 }
 
 git_path='' account_path='' users=1024 changes=200 queries=2000 refs=loose vs=0
-clients=4 seconds=10 seed=1 out='' keep=0 QUIET=0 bare_timing=0
+clients=4 seconds=10 seed=1 out='' keep=0 QUIET=0 bare_timing=0 rounds=1 fail_on=''
 GIT_C=()
 while [ $# -gt 0 ]; do
   case $1 in
     --git | --account | --users | --changes | --queries | --refs | --clients | --seconds | \
-      --seed | -o | --output | -c)
+      --seed | -o | --output | -c | --rounds | --fail-on)
       need_value "$1" $#
       case $1 in
         --git) git_path=$2 ;;
@@ -66,6 +70,8 @@ while [ $# -gt 0 ]; do
         --clients) number "$1" "$2" 1; clients=$2 ;;
         --seconds) number "$1" "$2" 1; seconds=$2 ;;
         --seed) number "$1" "$2" 0; seed=$2 ;;
+        --rounds) number "$1" "$2" 1; rounds=$2 ;;
+        --fail-on) fail_on=$2 ;;
         --refs) refs=$2 ;;
         -o | --output) out=$2 ;;
         -c) [[ $2 == ?*=* ]] || usage_error "-c $2: use -c KEY=VALUE"; GIT_C+=(-c "$2") ;;
@@ -147,8 +153,9 @@ run_mode() {
   local mode=$1 base q c u id nn client err status bare_client t0 t1
   local -a fetch
   RECORDS=$(records_for "$mode")
-  : >"$RECORDS" || die "cannot write $RECORDS"
   base="$WORK/$mode/git"
+  # A new repository each round; the timings of earlier rounds stay.
+  rm -rf "$base" "$WORK/$mode/client.git" "$WORK/$mode/bare-client.git" "$WORK/$mode/parallel"
   REPO="$base/test_repo.git"
   say "$mode refs: $users users, $changes changes, $queries queries, $clients clients x ${seconds}s -> $RECORDS"
   # Steps 1-2: the repository with one empty commit (not accounted).
@@ -304,7 +311,17 @@ table_with_change() {
 }
 
 started=$SECONDS
-for m in "${modes[@]}"; do run_mode "$m"; done
+[ -z "$fail_on" ] || [ "$vs" = 1 ] || usage_error "--fail-on needs --vs (two modes to compare)"
+for m in "${modes[@]}"; do : >"$(records_for "$m")" || die "cannot write $(records_for "$m")"; done
+for ((round = 1; round <= rounds; round++)); do
+  order=("${modes[@]}")
+  # loose packed, then packed loose: each mode runs as often first as last.
+  if [ $((round % 2)) = 0 ] && [ ${#modes[@]} -eq 2 ]; then order=("${modes[1]}" "${modes[0]}"); fi
+  for m in "${order[@]}"; do
+    [ "$rounds" = 1 ] || say "round $round/$rounds: $m refs"
+    run_mode "$m"
+  done
+done
 elapsed=$((SECONDS - started))
 
 printf 'Test CPU: %s (%s cores)\n' "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)" "$(nproc)"
@@ -320,5 +337,8 @@ done
 summary "${modes[@]}"
 if [ "$vs" = 1 ]; then
   echo
-  "$ACCOUNT" compare "$(records_for loose)" "$(records_for packed)" --names loose,packed
+  status=0
+  "$ACCOUNT" compare "$(records_for loose)" "$(records_for packed)" --names loose,packed \
+    ${fail_on:+--fail-on "$fail_on"} || status=$?
+  exit "$status"
 fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # perf-test.sh with two builds in alternating rounds: one records file per build,
 # every operation with one run per round in each, the rounds in A B / B A order,
-# and `account compare` of the builds as the output.
+# and `account compare` of the builds as the output; accounts-test.sh --rounds.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
@@ -28,4 +28,14 @@ order=$(grep -o 'round [12]/2: [a-z0-9]*' "$tmp/err" | tr '\n' ' ')
   fail "rounds not in A B / B A order: $order"
 head -1 "$tmp/out" | grep -q '^test,operation,' || fail "no compare CSV: $(head -2 "$tmp/out")"
 [ "$(grep -c '^zero_small,' "$tmp/out")" -ge 10 ] || fail "compare rows missing: $(cat "$tmp/out")"
+# accounts-test.sh --rounds 2: every step twice in one records file.
+"$PERF/accounts-test.sh" --account "$ACCOUNT" --users 12 --changes 3 --queries 4 --clients 1 \
+  --seconds 1 --rounds 2 -q -o "$tmp/acc.jsonl" >"$tmp/acc.out" 2>"$tmp/acc.err" ||
+  fail "accounts-test.sh --rounds 2 exited $?: $(tail -5 "$tmp/acc.err")"
+"$ACCOUNT" report --format csv "$tmp/acc.jsonl" >"$tmp/acc.csv"
+for op in "create changes" "create users" "add reviewers" "serve queries" parallel; do
+  [ "$(csv_field "$tmp/acc.csv" accounts "$op" runs)" -eq 2 ] ||
+    fail "accounts-test $op: $(csv_field "$tmp/acc.csv" accounts "$op" runs) runs, not 2"
+done
+[ "$(csv_field "$tmp/acc.csv" accounts query runs)" -eq 8 ] || fail "accounts-test: not 8 query runs"
 echo "ok: two builds, two rounds"

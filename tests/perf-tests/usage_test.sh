@@ -30,6 +30,7 @@ expect_error "two builds are named" "$PERF/perf-test.sh" --account "$ACCOUNT" --
 expect_error '2 names for 1 --git builds' "$PERF/perf-test.sh" --account "$ACCOUNT" --git git --names a,b
 expect_error "only -c KEY=VALUE" "$PERF/perf-test.sh" --account "$ACCOUNT" --build 'x=git --bare'
 expect_error 'needs two builds' "$PERF/perf-test.sh" --account "$ACCOUNT" --fail-on cpu=5%
+expect_error 'needs --vs' "$PERF/accounts-test.sh" --account "$ACCOUNT" --fail-on cpu=5%
 expect_error 'use loose or packed' "$PERF/accounts-test.sh" --account "$ACCOUNT" --refs both
 expect_error 'a number' "$PERF/accounts-test.sh" --account "$ACCOUNT" --users x
 expect_error 'at least' "$PERF/accounts-test.sh" --account "$ACCOUNT" --users 5
