@@ -1,0 +1,67 @@
+/// The three charts of the HTML report, each drawn as one standalone SVG
+/// element from plain data: memory over time, the process timeline, and the
+/// icicle of where large allocations come from. Hover text is in <title>
+/// elements (shown by every browser without script).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "chart_geometry.h"
+
+namespace account {
+
+/// One curve: x in seconds since the operation's start, y in bytes.
+struct MemorySeries {
+  std::string name;
+  std::vector<CurvePoint> points;
+  bool emphasis = false;  ///< drawn thicker (the whole tree)
+};
+
+struct MemoryChartData {
+  std::vector<MemorySeries> series;
+  /// The kernel's peak (VmHWM/VmPeak) of the operation, marked with a
+  /// horizontal rule when it is above every sampled point (a spike between
+  /// two samples); 0: none.
+  double kernel_peak_bytes = 0;
+  std::string kernel_peak_label;
+};
+
+/// Width and height in CSS pixels; the SVG scales with its container.
+std::string memory_chart_svg(const MemoryChartData& data, int width = 880, int height = 280);
+
+/// One bar: a process image from its start to its end (seconds since the
+/// operation's start), coloured by how it ended.
+struct TimelineBar {
+  double start_s = 0, end_s = 0;
+  std::string label;    ///< drawn inside the bar when it fits
+  std::string tooltip;  ///< argv and figures
+  std::string end;      ///< exit, exec, killed, signal, running
+};
+
+/// One row: a process (an exec chain's images in sequence), or a group of
+/// processes beyond the row limit.
+struct TimelineRow {
+  std::string label;
+  std::vector<TimelineBar> bars;
+};
+
+std::string process_timeline_svg(const std::vector<TimelineRow>& rows, double span_s,
+                                 int width = 880);
+
+/// A node of the allocation call tree: the root is "all", children are
+/// callees (root first: main at the top).
+struct IcicleNode {
+  std::string name;
+  uint64_t bytes = 0, calls = 0;
+  std::vector<IcicleNode> children;
+};
+
+/// Frames as rows from the root down, widths by bytes, calls and bytes on hover.
+std::string icicle_svg(const IcicleNode& root, int width = 880);
+
+/// The colour of a bar for an ending (also the legend's).
+const char* end_colour(const std::string& end);
+
+}  // namespace account
