@@ -48,6 +48,7 @@ ProcessRow row_of(const ProcessRecord& p, const ProcFigures& f) {
   r.anon_bytes = f.anon;
   r.copied_bytes = f.copied;
   r.malloc_bytes = f.malloc;
+  r.record = std::make_shared<const ProcessRecord>(p);
   return r;
 }
 

@@ -20,6 +20,8 @@ struct ProcessRow {
   double cpu_s = 0;
   uint64_t size_bytes = 0, resident_bytes = 0, copied_bytes = 0, malloc_bytes = 0;
   uint64_t anon_bytes = 0;  ///< sampled anonymous resident peak (0: not in the record)
+  /// The whole record (start, end, argv, timeline) for charts.
+  std::shared_ptr<const ProcessRecord> record;
 };
 
 /// The figures of one run of an operation (one tree record and its processes).

@@ -71,6 +71,34 @@ class Fields {
     else
       wrong(key, "true or false");
   }
+  // An optional timeline object; its columns (t_ms, size, rss) must be arrays
+  // of numbers of equal length.
+  void timeline(const char* key, std::optional<Timeline>& out) {
+    const json::value* v = find(key, false);
+    if (!v) return;
+    const json::object* o = v->if_object();
+    if (!o) return wrong(key, "an object");
+    Timeline t;
+    auto column = [&](const char* name, auto& values) {
+      const json::value* c = o->if_contains(name);
+      if (!c) return true;
+      const json::array* a = c->if_array();
+      if (!a) return false;
+      for (const json::value& x : *a) {
+        if (!x.is_number()) return false;
+        using T = typename std::decay_t<decltype(values)>::value_type;
+        values.push_back(x.is_double()  ? T(x.as_double())
+                         : x.is_int64() ? T(x.as_int64())
+                                        : T(x.as_uint64()));
+      }
+      return true;
+    };
+    auto fits = [&](const auto& c) { return c.empty() || c.size() == t.t_ms.size(); };
+    if (!column("t_ms", t.t_ms) || !column("size", t.size_bytes) || !column("rss", t.rss_bytes) ||
+        !fits(t.size_bytes) || !fits(t.rss_bytes))
+      return wrong(key, "an object of number columns of equal length (t_ms, size, rss)");
+    out = std::move(t);
+  }
   void strings(const char* key, std::vector<std::string>& out, bool required = true) {
     const json::value* v = find(key, required);
     if (!v) return;
@@ -173,6 +201,7 @@ std::optional<Record> record_from_value(const json::value& value, std::string* r
   f.optional_i64(keys::kSignal, p.signal);
   f.string(keys::kWrittenBy, p.written_by, false);
   f.boolean(keys::kAborted, p.aborted);
+  f.timeline(keys::kTimeline, p.timeline);
   // "running": account watch stopped before the process ended.
   if (f.ok() && p.end != "exit" && p.end != "exec" && p.end != "signal" && p.end != "killed" &&
       p.end != "running") {

@@ -12,6 +12,13 @@
 
 namespace account {
 
+/// The sampled time series of a process image (`"timeline"`, with
+/// ACCOUNT_TIMELINE=1 or `account run --timeline`): columns of equal length.
+struct Timeline {
+  std::vector<double> t_ms;                     ///< milliseconds since the image started
+  std::vector<uint64_t> size_bytes, rss_bytes;  ///< each empty or as long as t_ms
+};
+
 /// One process image (`"kind": "process"`, the default when kind is absent).
 struct ProcessRecord {
   int64_t pid = 0;
@@ -45,6 +52,7 @@ struct ProcessRecord {
   std::optional<int64_t> signal;
   std::string written_by;
   bool aborted = false;
+  std::optional<Timeline> timeline;
 };
 
 /// One `account run` (`"kind": "tree"`): the whole process tree of a command.

@@ -47,6 +47,26 @@ TEST(Record, ProcessFields) {
   EXPECT_FALSE(p.signal.has_value());
 }
 
+TEST(Record, TimelineColumns) {
+  std::string line =
+      with(kProcess, R"("exit_code":3})",
+           R"("exit_code":3,"timeline":{"interval_ms":5,"t_ms":[0,5.5,10],"size":[4096,8192,8192],)"
+           R"("rss":[1024,2048,1536],"malloc_bytes":[0,1,2]}})");
+  std::string reason;
+  auto r = parse_record(line, &reason);
+  ASSERT_TRUE(r) << reason;
+  const auto& t = std::get<ProcessRecord>(*r).timeline;
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->t_ms, (std::vector<double>{0, 5.5, 10}));
+  EXPECT_EQ(t->size_bytes, (std::vector<uint64_t>{4096, 8192, 8192}));
+  EXPECT_EQ(t->rss_bytes, (std::vector<uint64_t>{1024, 2048, 1536}));
+  EXPECT_FALSE(std::get<ProcessRecord>(*parse_record(kProcess, &reason)).timeline.has_value());
+  EXPECT_EQ(reason_of(with(line, "[1024,2048,1536]", "[1024,2048]")),
+            "\"timeline\" is not an object of number columns of equal length (t_ms, size, rss)");
+  EXPECT_EQ(reason_of(with(line, "[1024,2048,1536]", "[1024,\"x\",1536]")),
+            "\"timeline\" is not an object of number columns of equal length (t_ms, size, rss)");
+}
+
 TEST(Record, UnknownKeysAreIgnored) {
   std::string line =
       with(kProcess, R"("exit_code":3})",
