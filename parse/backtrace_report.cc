@@ -42,6 +42,28 @@ std::string command_line(const ProcessBacktraces& p) {
   return text;
 }
 
+}  // namespace
+
+FrameName frame_name(const ProcessBacktraces& p, uint64_t ip, const SymbolTable& symbols) {
+  FrameName n;
+  const LoadedModule* m = p.module_of(ip);
+  if (!m) {
+    n.function = "??";
+    n.module_offset = fmt::format("{:#x}", ip);
+    return n;
+  }
+  n.in_module = true;
+  const SymbolizedFrame* f = nullptr;
+  if (auto it = symbols.find({m->path, lookup_address(*m, ip)}); it != symbols.end())
+    f = &it->second;
+  n.function = f && !f->function.empty() ? f->function : "??";
+  n.module_offset = fmt::format("{}+{:#x}", basename_of(m->path), ip - m->base);
+  if (f) n.location = f->location;
+  return n;
+}
+
+namespace {
+
 void render_process(const ProcessBacktraces& p, const SymbolTable& symbols, std::string* out) {
   uint64_t count = 0, bytes = 0;
   for (const AllocationGroup& g : p.groups) count += g.count, bytes += g.bytes;
@@ -56,19 +78,9 @@ void render_process(const ProcessBacktraces& p, const SymbolTable& symbols, std:
                         plural(g.count, "allocation", "allocations"), double(g.bytes) / kMiB,
                         size_text(g.largest));
     for (size_t i = 0; i < g.frames.size(); ++i) {
-      uint64_t ip = g.frames[i];
-      const LoadedModule* m = p.module_of(ip);
-      if (!m) {
-        *out += fmt::format("      #{:<2} ?? ({:#x})\n", i, ip);
-        continue;
-      }
-      const SymbolizedFrame* f = nullptr;
-      if (auto it = symbols.find({m->path, lookup_address(*m, ip)}); it != symbols.end())
-        f = &it->second;
-      std::string function = f && !f->function.empty() ? f->function : "??";
-      std::string line = fmt::format("      #{:<2} {} ({}+{:#x})", i, function,
-                                     basename_of(m->path), ip - m->base);
-      if (f && !f->location.empty()) line += " " + f->location;
+      FrameName n = frame_name(p, g.frames[i], symbols);
+      std::string line = fmt::format("      #{:<2} {} ({})", i, n.function, n.module_offset);
+      if (!n.location.empty()) line += " " + n.location;
       *out += line + "\n";
     }
   }

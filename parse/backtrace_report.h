@@ -20,6 +20,15 @@ using SymbolTable = std::map<std::pair<std::string, uint64_t>, SymbolizedFrame>;
 /// call (not the next line) is named.
 uint64_t lookup_address(const LoadedModule& module, uint64_t ip);
 
+/// How every view names a frame: the function ("??" when unknown), the
+/// module and offset ("git+0x1a2b3"), and file:line when known. A frame in no
+/// module has an empty module and its address in `module_offset` ("0x7f...").
+struct FrameName {
+  std::string function, module_offset, location;
+  bool in_module = false;
+};
+FrameName frame_name(const ProcessBacktraces& p, uint64_t ip, const SymbolTable& symbols);
+
 /// Resolves every frame of `processes`: one symbolizer call per module.
 SymbolTable symbolize(const std::vector<ProcessBacktraces>& processes, Symbolizer& symbolizer);
 
