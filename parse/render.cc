@@ -35,13 +35,6 @@ std::string display_text(const Cell& cell, const Column& column) {
   return {};
 }
 
-namespace {
-
-// Full precision, base form: what CSV and JSON carry.
-std::string raw_number(double v) {
-  return fmt::format("{}", v);
-}
-
 std::vector<size_t> visible_columns(const Table& t) {
   std::vector<size_t> out;
   for (size_t c = 0; c < t.columns.size(); ++c) {
@@ -54,6 +47,13 @@ std::vector<size_t> visible_columns(const Table& t) {
     out.push_back(c);
   }
   return out;
+}
+
+namespace {
+
+// Full precision, base form: what CSV and JSON carry.
+std::string raw_number(double v) {
+  return fmt::format("{}", v);
 }
 
 // CSV and JSON: the columns in order, those marked machine_last moved to the end.

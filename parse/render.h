@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "table.h"
 
@@ -23,6 +24,9 @@ class Renderer {
 };
 
 std::unique_ptr<Renderer> make_renderer(Format format);
+
+/// The columns the text table, Markdown and HTML show, in order.
+std::vector<size_t> visible_columns(const Table& table);
 
 /// The text of one cell as the table and Markdown show it.
 std::string display_text(const Cell& cell, const Column& column);
