@@ -15,6 +15,8 @@ packages=(
   default-jdk-headless nodejs clang
   # Other allocators the shim must forward to (tests/libaccount/allocator_test.cc).
   libjemalloc-dev libtcmalloc-minimal4
+  # account export: pprof protobufs from upstream profile.proto, gzip, promtool for OpenMetrics.
+  libprotobuf-dev protobuf-compiler golang-github-google-pprof-dev zlib1g-dev prometheus
 )
 
 missing=()
