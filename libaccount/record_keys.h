@@ -52,5 +52,10 @@ inline constexpr char kProcesses[] = "processes";
 inline constexpr char kAborted[] = "aborted";
 inline constexpr char kCommand[] = "command";          // the command's argv
 inline constexpr char kInterrupted[] = "interrupted";  // the signal account run got
+// account watch --tree: processes of the tree that no record shows (shorter
+// than one interval), their CPU, and how the count was made.
+inline constexpr char kUnseenProcesses[] = "unseen_processes";
+inline constexpr char kUnseenCpu[] = "unseen_cpu_s";
+inline constexpr char kUnseenSource[] = "unseen_source";  // proc_connector, loadavg
 
 }  // namespace account::keys

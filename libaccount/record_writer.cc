@@ -206,6 +206,12 @@ void compose_tree_record(TextBuffer& out, const TreeFigures& tree) {
   out.key(kAborted);
   out.put(tree.aborted ? "true" : "false");
   if (tree.interrupted) out.field_int(kInterrupted, tree.interrupted);
+  if (tree.watch_start_ns) out.field(kWatchStartNs, tree.watch_start_ns);
+  if (tree.unseen_source[0]) {
+    out.field(kUnseenProcesses, tree.unseen_processes);
+    out.field_fixed(kUnseenCpu, tree.unseen_cpu_ns / 1000, 6);
+    out.field_string(kUnseenSource, tree.unseen_source);
+  }
   out.end_object();
   out.put('\n');
 }

@@ -66,6 +66,12 @@ struct TreeFigures {
   // The command's argv (argc strings), or none.
   const char* const* command = nullptr;
   int command_argc = 0;
+  // account watch --tree: when the watch began, and the tree's processes that
+  // no record shows (unseen_source "": not a watched tree, none written).
+  uint64_t watch_start_ns = 0;
+  uint64_t unseen_processes = 0;
+  uint64_t unseen_cpu_ns = 0;
+  const char* unseen_source = "";
 };
 void compose_tree_record(TextBuffer& out, const TreeFigures& tree);
 

@@ -77,6 +77,7 @@ struct RunAcc {
   uint64_t tree_start = 0, tree_end = 0;
   uint64_t tree_last_end = 0;  // tree_end_ns: processes that outlived the command belong too
   double cpu_s = 0;
+  double unseen_cpu_s = 0;  // account watch --tree: CPU of processes no record shows
   RunPeak size, rss, anon;
   uint64_t copied = 0, malloc = 0, processes = 0;
   uint64_t min_start = std::numeric_limits<uint64_t>::max(), max_start = 0, max_end = 0;
@@ -128,11 +129,12 @@ struct RunAcc {
     size.tree = t.sampled_size_peak_bytes;
     rss.tree = t.sampled_rss_peak_bytes;
     anon.tree = t.sampled_rss_anon_peak_bytes;
+    unseen_cpu_s = t.unseen_cpu_s;
   }
 
   RunFigures finish() {
     RunFigures r;
-    r.cpu_s = cpu_s;
+    r.cpu_s = cpu_s + unseen_cpu_s;
     for (const auto& [pid, cpu] : exec_cpu) r.cpu_s += cpu;
     r.size_bytes = size.value();
     r.resident_bytes = rss.value();

@@ -161,6 +161,10 @@ std::optional<Record> record_from_value(const json::value& value, std::string* r
     f.optional_i64(keys::kInterrupted, t.interrupted);
     f.strings(keys::kCommand, t.command, false);
     f.u64(keys::kRun, t.run, false);
+    f.u64(keys::kWatchStartNs, t.watch_start_ns, false);
+    f.u64(keys::kUnseenProcesses, t.unseen_processes, false);
+    f.number(keys::kUnseenCpu, t.unseen_cpu_s, false);
+    f.string(keys::kUnseenSource, t.unseen_source, false);
     if (!f.ok()) {
       *reason = f.error();
       return std::nullopt;

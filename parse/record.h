@@ -73,6 +73,13 @@ struct TreeRecord {
   std::optional<int64_t> interrupted;  ///< the signal that interrupted account run
   std::vector<std::string> command;    ///< the command's argv; empty in older records
   uint64_t run = 0;                    // 1-based repetition index within an `account run --repeat`
+  /// account watch --tree: when the watch began (0 otherwise), the tree's
+  /// processes no record shows and their CPU, and how they were counted
+  /// ("proc_connector": exact; "loadavg": an upper bound; "": not a watch).
+  uint64_t watch_start_ns = 0;
+  uint64_t unseen_processes = 0;
+  double unseen_cpu_s = 0;
+  std::string unseen_source;
 };
 
 using Record = std::variant<ProcessRecord, TreeRecord>;
