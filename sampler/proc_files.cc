@@ -106,6 +106,12 @@ bool parse_stat(const char* text, CpuAndExit* out) {
   for (const char* p = text; *p; ++p)
     if (*p == ')') close = p;
   if (!close || close[1] != ' ') return false;
+  const char* open = text;
+  while (*open && *open != '(') ++open;
+  size_t n = 0;
+  if (*open)
+    for (const char* c = open + 1; c < close && n + 1 < sizeof out->comm; ++c) out->comm[n++] = *c;
+  out->comm[n] = 0;
   const char* p = close + 2;
   out->state = *p;
   uint64_t values[53] = {0};
@@ -126,6 +132,8 @@ bool parse_stat(const char* text, CpuAndExit* out) {
   out->ppid = int(values[4]);
   out->user_ns = values[14] * (1000000000ull / uint64_t(ticks));
   out->sys_ns = values[15] * (1000000000ull / uint64_t(ticks));
+  out->children_user_ns = values[16] * (1000000000ull / uint64_t(ticks));
+  out->children_sys_ns = values[17] * (1000000000ull / uint64_t(ticks));
   out->exit_code = field >= 52 ? int(values[52]) : 0;
   out->start_ticks = values[22];
   out->exit_signal = int(values[38]);

@@ -28,11 +28,16 @@ struct MemoryPeaks {  // /proc/PID/status
 struct CpuAndExit {  // /proc/PID/stat
   uint64_t user_ns = 0;
   uint64_t sys_ns = 0;
+  // Fields 16, 17: CPU of the children it has waited for (and of theirs that
+  // were waited for in turn), added when they were reaped.
+  uint64_t children_user_ns = 0;
+  uint64_t children_sys_ns = 0;
   int exit_code = 0;  // raw wait status (field 52), meaningful for a zombie
   char state = 0;     // R, S, D, Z, ...
   int ppid = 0;
   uint64_t start_ticks = 0;  // field 22: clock ticks after boot when it started
   int exit_signal = 0;       // field 38: 0 for a clone child nobody is told about
+  char comm[16] = {};        // field 2: the program's name (a zombie still has it)
   bool valid = false;
 };
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "image_file.h"
-#include "proc_text.h"
+#include "proc_identity.h"
 #include "record_writer.h"
 #include "sampling.h"
 #include "timeline_store.h"
@@ -24,36 +24,6 @@ uint64_t realtime_now_ns() {
   timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
-
-// A start time in clock ticks after boot (/proc/PID/stat) on the realtime clock.
-uint64_t realtime_of_boot_ticks(uint64_t ticks) {
-  timespec boot, real;
-  clock_gettime(CLOCK_BOOTTIME, &boot);
-  clock_gettime(CLOCK_REALTIME, &real);
-  double boot_at =
-      double(real.tv_sec) + real.tv_nsec / 1e9 - (double(boot.tv_sec) + boot.tv_nsec / 1e9);
-  return uint64_t((boot_at + double(ticks) / double(sysconf(_SC_CLK_TCK))) * 1e9);
-}
-
-// The identity of a process watched from outside, as /proc tells it.
-void read_identity(pid_t pid, const CpuAndExit& stat, Identity* id) {
-  id->pid = pid;
-  id->ppid = stat.ppid;
-  id->start_realtime_ns = realtime_of_boot_ticks(stat.start_ticks);
-  std::string proc = "/proc/" + std::to_string(pid);
-  ssize_t n = readlink((proc + "/exe").c_str(), id->exe, sizeof id->exe - 1);
-  id->exe[n > 0 ? n : 0] = 0;
-  std::string cmdline = read_proc_text(proc + "/cmdline");  // NUL-separated, as Identity keeps it
-  if (cmdline.size() > sizeof id->argv) {
-    cmdline.resize(sizeof id->argv);
-    cmdline.back() = 0;
-    id->argv_truncated = true;
-  }
-  std::memcpy(id->argv, cmdline.data(), cmdline.size());
-  id->argv_len = cmdline.size();
-  id->argc = 0;
-  for (char c : cmdline) id->argc += c == 0;
 }
 
 }  // namespace

@@ -34,6 +34,7 @@ struct TreeSampler::Proc {
   int pidfd = -1;
   bool ended = false;
   bool shim_sampler = false;
+  bool found = false;                                        // the observer was told of it
   SampledPeaks own{};                                        // for a process without an image file
   std::vector<Image*> images;                                // its image files, oldest first
   std::vector<std::pair<std::string, ImageName>> stillborn;  // files not set up yet
@@ -98,10 +99,66 @@ TreeSampler::Proc* TreeSampler::proc_of(pid_t pid) {
     ev.events = EPOLLIN;
     ev.data.u64 = uint64_t(pid);
     if (p->pidfd < 0 || epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, p->pidfd, &ev) != 0) p->ended = true;
+    if (observer_ && !p->ended && reader_.stat(&p->watch.handle, &p->watch.cpu)) {
+      p->found = true;
+      observer_->image_found(pid, p->watch);
+    }
   }
   Proc* raw = p.get();
   procs_.emplace(pid, std::move(p));
   return raw;
+}
+
+void TreeSampler::watch_from_outside(TreeObserver* observer) {
+  observer_ = observer;
+}
+
+void TreeSampler::adopt(pid_t pid) {
+  recorded_.erase(pid);  // a fork: a new process, whatever had the pid before
+  proc_of(pid);
+}
+
+bool TreeSampler::recorded_zombie(pid_t pid) {
+  if (!recorded_.count(pid)) return false;
+  CpuAndExit stat;
+  std::string text = read_proc_text("/proc/" + std::to_string(pid) + "/stat");
+  if (parse_stat(text.c_str(), &stat) && stat.state != 'Z') {
+    recorded_.erase(pid);  // the pid was handed out again
+    return false;
+  }
+  return true;
+}
+
+void TreeSampler::image_replaced(pid_t pid) {
+  auto it = procs_.find(pid);
+  if (it == procs_.end() || !observer_) return;
+  Proc* p = it->second.get();
+  if (!p->found || p->ended || !p->images.empty()) return;
+  // CPU goes on across exec; the kernel's peaks are the new image's already,
+  // so the old image keeps its last status reading.
+  CpuAndExit cpu;
+  if (reader_.stat(&p->watch.handle, &cpu) && cpu.state != 'Z') p->watch.cpu = cpu;
+  Ending ending;
+  ending.kind = EndKind::kExec;
+  ending.writer = Writer::kWatch;
+  observer_->image_ended(pid, p->watch, p->own, ending);
+  p->own = SampledPeaks{};
+  p->watch.kernel = MemoryPeaks{};
+  p->watch.ticks = 0;  // the next tick reads stat and status
+  observer_->image_found(pid, p->watch);
+}
+
+void TreeSampler::stop_watching() {
+  for (auto& [pid, p] : procs_) {
+    if (!p->found || p->ended || !p->images.empty()) continue;
+    read_final(reader_, &p->watch);
+    Ending ending;
+    ending.kind = EndKind::kRunning;
+    ending.writer = Writer::kWatch;
+    observer_->image_ended(pid, p->watch, p->own, ending);
+    p->found = false;  // recorded
+    p->ended = true;
+  }
 }
 
 void TreeSampler::discover_images() {
@@ -144,27 +201,43 @@ void TreeSampler::tick() {
   MemoryNow sum;
   live_.clear();
   std::set<pid_t> walked;
-  std::vector<pid_t> pending = children_of(root_);
-  while (!pending.empty()) {
-    pid_t pid = pending.back();
-    pending.pop_back();
-    Proc* p = proc_of(pid);
-    if (p->shim_sampler) continue;
-    walked.insert(pid);
-    Image* image = p->current();
-    MemoryNow now;
-    if (!sample_tick(reader_, &p->watch, image ? &image->view.region->sampled : &p->own, &now))
-      continue;  // gone, or a zombie
-    if (image) {
-      refresh_image_file((image_dir_ + "/" + image->name).c_str(), &image->view);
-      add_timeline_point(image->view, now);
+  auto walk = [&](std::vector<pid_t> pending) {
+    while (!pending.empty()) {
+      pid_t pid = pending.back();
+      pending.pop_back();
+      if (walked.count(pid) || (observer_ && recorded_zombie(pid))) continue;
+      Proc* p = proc_of(pid);
+      if (p->shim_sampler || p->ended) continue;
+      walked.insert(pid);
+      Image* image = p->current();
+      MemoryNow now;
+      if (!sample_tick(reader_, &p->watch, image ? &image->view.region->sampled : &p->own, &now))
+        continue;  // gone, or a zombie
+      if (image) {
+        refresh_image_file((image_dir_ + "/" + image->name).c_str(), &image->view);
+        add_timeline_point(image->view, now);
+      } else if (observer_ && p->found) {
+        observer_->image_sampled(pid, now);
+      }
+      sum.size_bytes += now.size_bytes;
+      sum.resident_bytes += now.resident_bytes;
+      sum.shared_bytes += now.shared_bytes;
+      live_.push_back(pid);
+      seen_.insert(pid);
+      for (pid_t c : children_of(pid)) pending.push_back(c);
     }
-    sum.size_bytes += now.size_bytes;
-    sum.resident_bytes += now.resident_bytes;
-    sum.shared_bytes += now.shared_bytes;
-    live_.push_back(pid);
-    seen_.insert(pid);
-    for (pid_t c : children_of(pid)) pending.push_back(c);
+  };
+  if (!observer_)
+    walk(children_of(root_));
+  else if (!root_ended_)
+    walk({root_});
+  if (observer_) {
+    // Watched from outside: what left the root's tree (orphans, or all of it
+    // once the root ended) is still the tree's, and so are its new children.
+    std::vector<pid_t> outside;
+    for (auto& [pid, p] : procs_)
+      if (!walked.count(pid) && !p->ended && !p->shim_sampler) outside.push_back(pid);
+    walk(outside);
   }
   // Images outside the walk (daemons of a run whose account run has left, so
   // the walk from it finds nothing) still count, in the tree and their own.
@@ -271,6 +344,13 @@ void TreeSampler::end_proc(pid_t pid) {
   timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   last_end_ns_ = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+  if (observer_ && pid == root_) root_ended_ = true;
+  if (observer_ && p->found && p->images.empty()) {
+    p->found = false;
+    recorded_.insert(pid);
+    observer_->image_ended(pid, p->watch, p->own,
+                           classify_death(reader_, &p->watch, Writer::kWatch));
+  }
   for (Image* image : p->images)
     if (image->running()) record_death(*image, p);
   for (auto& [name, id] : p->stillborn) {

@@ -29,6 +29,26 @@ struct Region;
 struct SharedTimeline;
 struct BacktraceStore;
 
+/// Told about the processes of a tree watched from outside (account watch
+/// --tree: programs run without the shim, so no image files): the watch
+/// writes their records from what the sampler read.
+class TreeObserver {
+ public:
+  /// A process was opened for the first time (alive, or a zombie not yet
+  /// reaped), or it exec'd: `w.cpu` holds a stat read just now.
+  virtual void image_found(pid_t pid, const ProcessWatch& w) = 0;
+  /// A statm sample of a process (for its timeline).
+  virtual void image_sampled(pid_t pid, const MemoryNow& now) = 0;
+  /// A process image ended: it exited or was killed (classify_death), exec'd
+  /// (kExec), or the watch stopped first (kRunning). `w` holds the last CPU and
+  /// kernel-peak readings, `peaks` its sampled peaks.
+  virtual void image_ended(pid_t pid, const ProcessWatch& w, const SampledPeaks& peaks,
+                           const Ending& ending) = 0;
+
+ protected:
+  ~TreeObserver() = default;
+};
+
 class TreeSampler {
  public:
   /// Samples the descendants of `root` (its children, theirs, ...). The
@@ -67,6 +87,22 @@ class TreeSampler {
   /// Removes the image directory and whatever is left in it.
   void remove_image_dir();
 
+  /// account watch --tree: the root itself is sampled too, every process
+  /// once seen stays watched (and its children walked) after it leaves the
+  /// root's tree (orphans), and `observer` is told of every process without
+  /// an image file. Call before the first tick.
+  void watch_from_outside(TreeObserver* observer);
+  /// Watches `pid` from now on (a fork of the tree that the proc connector
+  /// reported before any walk could see it).
+  void adopt(pid_t pid);
+  /// `pid` exec'd: ends its image (kExec) and starts the new one.
+  void image_replaced(pid_t pid);
+  /// Ends the record of every process still running (kRunning) and stops
+  /// watching them.
+  void stop_watching();
+  /// True once the root has ended (watch_from_outside only).
+  bool root_ended() const { return root_ended_; }
+
   const SampledPeaks& peaks() const { return tree_; }
   /// Distinct processes seen alive in any tick.
   uint64_t processes_seen() const { return seen_.size(); }
@@ -90,6 +126,7 @@ class TreeSampler {
                           const Proc& proc, const Ending& ending);
   std::unique_ptr<ImageInfo> fallback_info(const ImageName& id) const;
   void end_proc(pid_t pid);
+  bool recorded_zombie(pid_t pid);
 
   pid_t root_;
   std::string image_dir_;
@@ -104,6 +141,9 @@ class TreeSampler {
   std::set<std::string> stillborn_;  // image files that could not be mapped yet
   uint64_t records_written_ = 0;
   uint64_t last_end_ns_ = 0;
+  TreeObserver* observer_ = nullptr;  // set: watched from outside
+  std::set<pid_t> recorded_;          // ended and recorded: a zombie is not found again
+  bool root_ended_ = false;
 };
 
 /// Children of every thread of `pid` (from /proc/PID/task/TID/children).

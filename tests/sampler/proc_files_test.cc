@@ -35,6 +35,10 @@ TEST(ProcFiles, ParsesStatWithAwkwardCommand) {
       text += " 250";
     else if (field == 15)
       text += " 50";
+    else if (field == 16)
+      text += " 30";
+    else if (field == 17)
+      text += " 4";
     else if (field == 52)
       text += " 9";
     else if (field == 22)
@@ -51,9 +55,12 @@ TEST(ProcFiles, ParsesStatWithAwkwardCommand) {
   EXPECT_EQ(c.ppid, 7);
   EXPECT_EQ(c.user_ns, 250u * (1000000000u / uint64_t(hz)));
   EXPECT_EQ(c.sys_ns, 50u * (1000000000u / uint64_t(hz)));
+  EXPECT_EQ(c.children_user_ns, 30u * (1000000000u / uint64_t(hz)));
+  EXPECT_EQ(c.children_sys_ns, 4u * (1000000000u / uint64_t(hz)));
   EXPECT_EQ(c.exit_code, 9);
   EXPECT_EQ(c.start_ticks, 123456u);
   EXPECT_EQ(c.exit_signal, 17);
+  EXPECT_STREQ(c.comm, "a) b (c)");
 }
 
 TEST(ProcFiles, ReadsOwnFiles) {

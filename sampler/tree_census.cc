@@ -1,0 +1,96 @@
+#include "tree_census.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+#include "proc_text.h"
+
+namespace account {
+
+namespace {
+uint64_t children_ns(const CpuAndExit& s) {
+  return s.children_user_ns + s.children_sys_ns;
+}
+}  // namespace
+
+TreeCensus::TreeCensus(uint64_t loadavg_last_pid) : first_pid_(loadavg_last_pid) {}
+
+void TreeCensus::found(pid_t pid, const CpuAndExit& stat, bool born_in_watch) {
+  members_.insert(pid);
+  auto [it, fresh] = procs_.try_emplace(pid);
+  if (fresh) {
+    it->second.born = born_in_watch;
+    it->second.children_base_ns = born_in_watch ? 0 : children_ns(stat);
+    if (forked_.erase(pid)) ++forks_recorded_;
+  }
+  reading(pid, stat);
+}
+
+void TreeCensus::reading(pid_t pid, const CpuAndExit& stat) {
+  auto it = procs_.find(pid);
+  if (it == procs_.end() || !stat.valid) return;
+  Proc& p = it->second;
+  p.children_ns = std::max(p.children_ns, children_ns(stat));
+  p.cpu_ns = std::max(p.cpu_ns, stat.user_ns + stat.sys_ns);
+  p.ppid = stat.ppid;
+  p.start_ticks = stat.start_ticks;
+}
+
+void TreeCensus::ended(pid_t pid) {
+  auto it = procs_.find(pid);
+  if (it != procs_.end()) it->second.ended = true;
+}
+
+void TreeCensus::find_unreaped() {
+  for (auto& [pid, p] : procs_) {
+    if (!p.ended) continue;
+    CpuAndExit now;
+    std::string text = read_proc_text("/proc/" + std::to_string(pid) + "/stat");
+    p.reaped =
+        !(parse_stat(text.c_str(), &now) && now.state == 'Z' && now.start_ticks == p.start_ticks);
+  }
+}
+
+bool TreeCensus::fork(pid_t parent, pid_t child) {
+  if (!members_.count(parent)) return false;
+  members_.insert(child);
+  ++forks_;
+  if (procs_.count(child))  // a tick saw it before its fork event was read
+    ++forks_recorded_;
+  else
+    forked_.insert(child);
+  return true;
+}
+
+uint64_t TreeCensus::unseen_bound(uint64_t last_pid, uint64_t pid_max) const {
+  uint64_t handed_out =
+      last_pid >= first_pid_ ? last_pid - first_pid_ : pid_max - first_pid_ + last_pid;  // wrapped
+  uint64_t born = 0;
+  for (auto& [pid, p] : procs_) born += p.born;
+  return handed_out > born ? handed_out - born : 0;
+}
+
+uint64_t TreeCensus::unseen_cpu_ns() const {
+  uint64_t grown = 0, recorded = 0;
+  for (auto& [pid, p] : procs_) {
+    grown += p.children_ns > p.children_base_ns ? p.children_ns - p.children_base_ns : 0;
+    // Its CPU is in its parent's cutime only if the parent is in the tree
+    // and reaped it (an orphan's goes to whoever adopted it).
+    if (p.ended && p.reaped && procs_.count(p.ppid)) recorded += p.cpu_ns;
+  }
+  return grown > recorded ? grown - recorded : 0;
+}
+
+uint64_t loadavg_last_pid() {
+  std::string text = read_proc_text("/proc/loadavg");  // "0.1 0.2 0.3 2/150 12345"
+  size_t space = text.rfind(' ');
+  return space == std::string::npos ? 0 : std::strtoull(text.c_str() + space + 1, nullptr, 10);
+}
+
+uint64_t system_pid_max() {
+  uint64_t v = std::strtoull(read_proc_text("/proc/sys/kernel/pid_max").c_str(), nullptr, 10);
+  return v ? v : 4194304;
+}
+
+}  // namespace account
