@@ -11,12 +11,19 @@
 namespace account {
 
 uint64_t realtime_of_boot_ticks(uint64_t ticks) {
-  timespec boot, real;
-  clock_gettime(CLOCK_BOOTTIME, &boot);
-  clock_gettime(CLOCK_REALTIME, &real);
-  double boot_at =
-      double(real.tv_sec) + real.tv_nsec / 1e9 - (double(boot.tv_sec) + boot.tv_nsec / 1e9);
-  return uint64_t((boot_at + double(ticks) / double(sysconf(_SC_CLK_TCK))) * 1e9);
+  // The boot time on the realtime clock, taken once: two processes started in
+  // the same clock tick get the same start, and a child never starts before
+  // its parent (reading the two clocks anew each time jitters by microseconds).
+  static const int64_t boot_realtime_ns = [] {
+    timespec boot, real;
+    clock_gettime(CLOCK_BOOTTIME, &boot);
+    clock_gettime(CLOCK_REALTIME, &real);
+    return (int64_t(real.tv_sec) - int64_t(boot.tv_sec)) * 1000000000 +
+           (int64_t(real.tv_nsec) - int64_t(boot.tv_nsec));
+  }();
+  uint64_t hz = uint64_t(sysconf(_SC_CLK_TCK));
+  return uint64_t(boot_realtime_ns +
+                  int64_t(ticks / hz * 1000000000 + ticks % hz * 1000000000 / hz));
 }
 
 void read_identity(pid_t pid, const CpuAndExit& stat, Identity* id) {

@@ -75,9 +75,12 @@ uint64_t TreeCensus::unseen_cpu_ns() const {
   uint64_t grown = 0, recorded = 0;
   for (auto& [pid, p] : procs_) {
     grown += p.children_ns > p.children_base_ns ? p.children_ns - p.children_base_ns : 0;
-    // Its CPU is in its parent's cutime only if the parent is in the tree
-    // and reaped it (an orphan's goes to whoever adopted it).
-    if (p.ended && p.reaped && procs_.count(p.ppid)) recorded += p.cpu_ns;
+    // A reaped child adds its CPU and its own cutime+cstime (what it reaped)
+    // to its parent's: that much of the parent's growth is recorded already
+    // (its CPU in its record; what it reaped in its own term above). Only a
+    // parent in the tree that reaped it counts it (an orphan's goes to
+    // whoever adopted it).
+    if (p.ended && p.reaped && procs_.count(p.ppid)) recorded += p.cpu_ns + p.children_ns;
   }
   return grown > recorded ? grown - recorded : 0;
 }

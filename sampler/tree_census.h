@@ -10,10 +10,13 @@
 /// CPU. A parent's cutime+cstime grows by the CPU of each child it reaps
 /// (including the grandchildren that child reaped). So the CPU of the children
 /// reaped within the tree is the growth, over the watch, of the cutime+cstime
-/// of every recorded process; the CPU of the recorded ones among them is
-/// subtracted, and what is left is unseen_cpu. A process already running when
-/// the watch began counts from its first reading; a process born during the
-/// watch from 0.
+/// of every recorded process (a process already running when the watch began
+/// from its first reading, one born during the watch from 0). A recorded child
+/// reaped by a recorded parent put its CPU and its whole cutime+cstime into
+/// the parent's: subtracted (its CPU is in its record, what it reaped in its
+/// own growth). What is left is the CPU of the reaped children no record
+/// shows, with everything they reaped. Each term is in clock ticks
+/// (1/USER_HZ), truncated: the result is within one tick per recorded process.
 #pragma once
 
 #include <sys/types.h>

@@ -148,6 +148,13 @@ void TreeSampler::image_replaced(pid_t pid) {
   observer_->image_found(pid, p->watch);
 }
 
+void TreeSampler::exiting(pid_t pid) {
+  auto it = procs_.find(pid);
+  if (it == procs_.end() || !it->second->found) return;
+  CpuAndExit cpu;
+  if (reader_.stat(&it->second->watch.handle, &cpu)) it->second->watch.cpu = cpu;
+}
+
 void TreeSampler::stop_watching() {
   for (auto& [pid, p] : procs_) {
     if (!p->found || p->ended || !p->images.empty()) continue;

@@ -97,6 +97,9 @@ class TreeSampler {
   void adopt(pid_t pid);
   /// `pid` exec'd: ends its image (kExec) and starts the new one.
   void image_replaced(pid_t pid);
+  /// `pid` is exiting (the connector said so before its parent could reap
+  /// it): its CPU read now is its last.
+  void exiting(pid_t pid);
   /// Ends the record of every process still running (kRunning) and stops
   /// watching them.
   void stop_watching();

@@ -217,6 +217,7 @@ std::optional<TreeWatchOutcome> watch_tree(const TreeWatchRequest& request, std:
           sampler.image_replaced(e.pid);
       } else if (census.member(e.pid)) {
         watcher.exit_status(e.pid, e.exit_status);
+        sampler.exiting(e.pid);
         census.exit(e.pid);
       }
     }
