@@ -24,14 +24,19 @@ int command_compare(const Args& args) {
       ("format,f", po::value(&format), "table (default), csv, json or markdown")
       ("names", po::value(&names), "labels for the files, comma-separated (default: file names)")
       ("columns", po::value(&columns),
-       "more columns, a comma list of +NAME: +anon (peak anonymous resident, after Resident)")
+       "more columns, a comma list of +NAME: +anon (peak anonymous resident), +heap (largest "
+       "process heap peak), +exit (how the runs ended)")
+      ("include-failed", po::bool_switch(&o.include_failed),
+       "count failed runs (exit status not 0, a signal, --timeout, interrupted) in the figures")
       ("strict", po::bool_switch(&o.strict), "stop at the first bad line (exit status 1)");
   // clang-format on
   po::variables_map vm = parse_with_files(args, d, &o.files);
   if (vm.count("help")) {
     std::cout << d
               << "\nFor every (test, operation) in any file: one row per file, then the change of"
-                 "\neach later file against the first in percent (N/A where the first is 0).\n";
+                 "\neach later file against the first in percent (N/A where the first is 0)."
+                 "\nFailed runs are left out (exit status 4; --include-failed); no change is"
+                 "\ncomputed where a side has no successful run.\n";
     return 0;
   }
   o.format = format_option(format);

@@ -1,7 +1,10 @@
 // account report: the per-operation table (or CSV, JSON, Markdown) from records.
 #include <fmt/format.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
+#include <cctype>
 #include <cstdio>
 #include <iostream>
 
@@ -21,7 +24,18 @@ constexpr const char* kReportHelp =
     "Reads JSON Lines records (FILE '-' or none: standard input) and prints one row per\n"
     "(test, operation): CPU seconds, peak size and resident size, MiB copied and MiB\n"
     "malloc'ed; the median over runs when an operation ran more than once.\n"
-    "Bad lines are named as FILE:LINE on stderr and skipped (exit status 2).\n";
+    "Bad lines are named as FILE:LINE on stderr and skipped (exit status 2).\n"
+    "Failed runs are marked and left out of the figures (exit status 4; --include-failed).\n";
+
+// A word after --percentiles that is no existing file and could be a metric
+// name (letters, digits and '_' only) is taken as one: `--percentiles rss`
+// is an unknown metric, not a file that cannot be opened.
+bool meant_as_metric(const std::string& word) {
+  struct stat st;
+  if (word.empty() || stat(word.c_str(), &st) == 0) return false;
+  return std::all_of(word.begin(), word.end(),
+                     [](char c) { return std::isalnum((unsigned char)c) || c == '_'; });
+}
 
 // `--percentiles [KEY]`: KEY as the next word, or wall when the next word is not a KEY.
 Args join_percentiles_key(const Args& args) {
@@ -29,7 +43,7 @@ Args join_percentiles_key(const Args& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--percentiles") {
       // Boost would take any next word as the value: only a KEY is one.
-      if (i + 1 < args.size() && parse_metric(args[i + 1]))
+      if (i + 1 < args.size() && (parse_metric(args[i + 1]) || meant_as_metric(args[i + 1])))
         out.push_back("--percentiles=" + args[++i]);
       else
         out.push_back("--percentiles=wall");
@@ -51,7 +65,7 @@ Format format_option(const std::string& name) {
 
 int command_report(const Args& args) {
   ReportOptions o;
-  std::string format = "table", by, percentiles, columns;
+  std::string format = "table", by, percentiles, columns, sort;
   bool backtraces = false;
   po::options_description d("account report [FILES...] [options]");
   // clang-format off
@@ -62,7 +76,12 @@ int command_report(const Args& args) {
       ("percentiles", po::value(&percentiles)->implicit_value("wall"),
        "distribution over runs of KEY: wall (default), cpu, size, resident, copied, malloc")
       ("columns", po::value(&columns),
-       "more columns, a comma list of +NAME: +anon (peak anonymous resident, after Resident)")
+       "more columns, a comma list of +NAME: +anon (peak anonymous resident), +heap (largest "
+       "process heap peak), +exit (how the runs ended)")
+      ("sort", po::value(&sort), "order each test's rows by KEY, largest first, and the tests by "
+       "their largest row: wall, cpu, size, resident, copied, malloc")
+      ("include-failed", po::bool_switch(&o.include_failed),
+       "count failed runs (exit status not 0, a signal, --timeout, interrupted) in the figures")
       ("strict", po::bool_switch(&o.strict), "stop at the first bad line (exit status 1)")
       ("backtraces", po::bool_switch(&backtraces),
        "the large-allocation call stacks (ACCOUNT_BACKTRACE_MIN) per operation and process, "
@@ -99,12 +118,15 @@ int command_report(const Args& args) {
   }
   if (vm.count("percentiles")) {
     o.percentiles = parse_metric(percentiles);
-    if (!o.percentiles)
-      throw UsageError{
-          fmt::format("report: --percentiles '{}': use wall, cpu, size, resident, copied or malloc",
-                      percentiles)};
+    if (!o.percentiles) throw UsageError{"report: --percentiles: " + unknown_metric(percentiles)};
     if (o.by_process) throw UsageError{"report: --by process and --percentiles do not combine"};
     if (vm.count("columns")) throw UsageError{"report: --columns and --percentiles do not combine"};
+  }
+  if (vm.count("sort")) {
+    o.sort = parse_metric(sort);
+    if (!o.sort) throw UsageError{"report: --sort: " + unknown_metric(sort)};
+    if (o.by_process || o.percentiles)
+      throw UsageError{"report: --sort orders the operation table: not with --by or --percentiles"};
   }
   std::string out;
   int status = run_report(o, &out, [](const std::string& m) { fmt::print(stderr, "{}\n", m); });

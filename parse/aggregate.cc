@@ -9,15 +9,32 @@ namespace account {
 
 namespace {
 
-// Unmatched processes kept one by one before they are folded into one lump.
+// Unmatched processes kept one by one before they are folded into lumps.
 constexpr size_t kPendingLimit = 1024;
+// One fold cuts the pending processes at their largest start gaps into at most
+// this many lumps, and an operation keeps at most kMaxLumps of them: a tree's
+// processes and processes outside any tree (shim-only records) land in
+// different lumps unless their starts interleave.
+constexpr size_t kLumpsPerFold = 8;
+constexpr size_t kMaxLumps = 32;
+
+std::string joined(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const std::string& a : argv) {
+    if (!out.empty()) out += ' ';
+    out += a;
+  }
+  return out;
+}
 
 struct ProcFigures {
   int64_t pid = 0;
   bool exec = false;
   double cpu_s = 0;
-  uint64_t size = 0, rss = 0, anon = 0, copied = 0, malloc = 0;
+  uint64_t size = 0, rss = 0, anon = 0, heap = 0, copied = 0, malloc = 0;
   uint64_t start_ns = 0, end_ns = 0;
+  RunEnd end;
+  std::string command;  // the argv, for unlabelled records only (grouping)
 };
 
 ProcFigures figures_of(const ProcessRecord& p) {
@@ -28,10 +45,13 @@ ProcFigures figures_of(const ProcessRecord& p) {
   f.size = std::max(p.vm_peak_bytes, p.sampled_size_peak_bytes);
   f.rss = std::max(p.rss_peak_bytes, p.sampled_rss_peak_bytes);
   f.anon = p.sampled_rss_anon_peak_bytes;  // the kernel keeps no anonymous peak
+  f.heap = p.heap_peak_bytes;
   f.copied = p.copied_bytes;
   f.malloc = p.malloc_bytes;
   f.start_ns = p.start_ns;
   f.end_ns = p.end_ns;
+  f.end = end_of_process(p);
+  if (p.test.empty() && p.op.empty()) f.command = joined(p.argv);
   return f;
 }
 
@@ -78,13 +98,36 @@ struct RunAcc {
   uint64_t tree_last_end = 0;  // tree_end_ns: processes that outlived the command belong too
   double cpu_s = 0;
   double unseen_cpu_s = 0;  // account watch --tree: CPU of processes no record shows
+  RunEnd tree_how;
+  std::string tree_command;
   RunPeak size, rss, anon;
+  uint64_t heap = 0;
   uint64_t copied = 0, malloc = 0, processes = 0;
+  // The root process (earliest start) decides how a run without a tree ended.
+  int64_t root_pid = 0;
+  uint64_t root_start = 0;
+  RunEnd root_end;
+  std::string root_command;
+  std::unordered_map<int64_t, RunEnd> failed_ends;  // pid -> a failed image's end
   uint64_t min_start = std::numeric_limits<uint64_t>::max(), max_start = 0, max_end = 0;
   std::unordered_map<int64_t, double> exec_cpu;  // pid -> CPU of an image that exec'd
   std::vector<ProcessRow> rows;
 
+  void take_root(int64_t pid, uint64_t start, const RunEnd& end, const std::string& command) {
+    if (pid != root_pid || processes == 0 || end.how != RunEnd::How::kUnknown) root_end = end;
+    root_pid = pid;
+    root_start = start;
+    root_command = command;
+    auto failed = failed_ends.find(pid);
+    if (root_end.how == RunEnd::How::kUnknown && failed != failed_ends.end())
+      root_end = failed->second;
+  }
   void add(const ProcFigures& f) {
+    if (f.end.failed()) failed_ends[f.pid] = f.end;
+    if (processes == 0 || f.start_ns < root_start)
+      take_root(f.pid, f.start_ns, f.end, f.command);
+    else if (f.pid == root_pid && f.end.how != RunEnd::How::kUnknown)
+      root_end = f.end;
     if (f.exec) {
       exec_cpu[f.pid] = f.cpu_s;
     } else {
@@ -94,6 +137,7 @@ struct RunAcc {
     size.add_process(f.size);
     rss.add_process(f.rss);
     anon.add_process(f.anon);
+    heap = std::max(heap, f.heap);
     copied += f.copied;
     malloc += f.malloc;
     ++processes;
@@ -104,12 +148,16 @@ struct RunAcc {
   // Takes everything `other` holds (an exec'd image in `other` before one here
   // of the same pid is not detected: `other` is the older lump).
   void merge(RunAcc&& other) {
+    for (auto& [pid, end] : other.failed_ends) failed_ends[pid] = end;
+    if (other.processes > 0 && (processes == 0 || other.root_start < root_start))
+      take_root(other.root_pid, other.root_start, other.root_end, other.root_command);
     for (auto& [pid, cpu] : other.exec_cpu)
       if (!exec_cpu.count(pid)) exec_cpu[pid] = cpu;
     cpu_s += other.cpu_s;
     size.merge(other.size);
     rss.merge(other.rss);
     anon.merge(other.anon);
+    heap = std::max(heap, other.heap);
     copied += other.copied;
     malloc += other.malloc;
     processes += other.processes;
@@ -129,6 +177,8 @@ struct RunAcc {
     size.tree = t.sampled_size_peak_bytes;
     rss.tree = t.sampled_rss_peak_bytes;
     anon.tree = t.sampled_rss_anon_peak_bytes;
+    tree_how = end_of_tree(t);
+    tree_command = joined(t.command);
     unseen_cpu_s = t.unseen_cpu_s;
   }
 
@@ -139,10 +189,13 @@ struct RunAcc {
     r.size_bytes = size.value();
     r.resident_bytes = rss.value();
     r.anon_bytes = anon.value();
+    r.heap_bytes = heap;
     r.copied_bytes = copied;
     r.malloc_bytes = malloc;
     r.processes = processes;
     r.has_tree = has_tree;
+    r.end = has_tree ? tree_how : root_end;
+    r.command = has_tree && !tree_command.empty() ? tree_command : root_command;
     if (has_tree)
       r.wall_s = double(tree_end - std::min(tree_start, tree_end)) / 1e9;
     else if (processes > 0 && max_end > min_start)
@@ -157,11 +210,65 @@ struct OpState {
   std::vector<RunAcc> runs;            // tree runs, in arrival order
   std::map<uint64_t, size_t> windows;  // tree start_ns -> index in runs
   std::vector<Pending> pending;        // processes in no tree window yet
-  RunAcc lump;                         // pending processes folded together
+  std::vector<RunAcc> lumps;           // pending processes folded, in start order
 
   void add_to(RunAcc& run, Pending&& p) {
     run.add(p.figures);
     if (p.row) run.rows.push_back(std::move(*p.row));
+  }
+  // Folds the pending processes into lumps cut at their largest start gaps,
+  // then joins the closest neighbouring lumps while there are too many.
+  void fold_pending() {
+    std::stable_sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
+      return a.figures.start_ns < b.figures.start_ns;
+    });
+    std::vector<size_t> cuts;  // a lump starts at each
+    for (size_t i = 1; i < pending.size(); ++i) cuts.push_back(i);
+    auto gap = [&](size_t i) {
+      return pending[i].figures.start_ns - pending[i - 1].figures.start_ns;
+    };
+    size_t keep = std::min(cuts.size(), kLumpsPerFold - 1);
+    std::partial_sort(cuts.begin(), cuts.begin() + ptrdiff_t(keep), cuts.end(),
+                      [&](size_t a, size_t b) { return gap(a) > gap(b); });
+    cuts.resize(keep);
+    std::sort(cuts.begin(), cuts.end());
+    cuts.push_back(pending.size());
+    size_t at = 0;
+    for (size_t cut : cuts) {
+      RunAcc lump;
+      for (; at < cut; ++at) add_to(lump, std::move(pending[at]));
+      if (lump.processes > 0) lumps.push_back(std::move(lump));
+    }
+    pending.clear();
+    std::stable_sort(lumps.begin(), lumps.end(),
+                     [](const RunAcc& a, const RunAcc& b) { return a.min_start < b.min_start; });
+    while (lumps.size() > kMaxLumps) {
+      size_t best = 0;
+      uint64_t best_gap = std::numeric_limits<uint64_t>::max();
+      for (size_t i = 0; i + 1 < lumps.size(); ++i) {
+        uint64_t g = lumps[i + 1].min_start - std::min(lumps[i + 1].min_start, lumps[i].max_start);
+        if (g < best_gap) best_gap = g, best = i;
+      }
+      lumps[best].merge(std::move(lumps[best + 1]));
+      lumps.erase(lumps.begin() + ptrdiff_t(best) + 1);
+    }
+  }
+  // Lumps that lie wholly in `run`'s window, merged (older first) into one.
+  bool claim_lumps(const RunAcc& run, RunAcc* claimed) {
+    bool any = false;
+    for (auto it = lumps.begin(); it != lumps.end();) {
+      if (run.contains(it->min_start) && run.contains(it->max_start)) {
+        if (any)
+          claimed->merge(std::move(*it));
+        else
+          *claimed = std::move(*it);
+        any = true;
+        it = lumps.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    return any;
   }
   RunAcc* window_of(uint64_t start_ns) {
     auto it = windows.upper_bound(start_ns);
@@ -200,6 +307,26 @@ struct Aggregator::State {
   }
 };
 
+namespace {
+// Unlabelled runs: one operation per command line, in order of first appearance.
+void split_by_command(Operation&& all, std::vector<Operation>* out) {
+  size_t first = out->size();
+  for (RunFigures& run : all.runs) {
+    std::string name = run.command.empty() ? "(no command)" : run.command;
+    auto it = std::find_if(out->begin() + ptrdiff_t(first), out->end(),
+                           [&](const Operation& o) { return o.op == name; });
+    if (it == out->end()) {
+      Operation o;
+      o.op = name;
+      o.unlabelled = true;
+      out->push_back(std::move(o));
+      it = out->end() - 1;
+    }
+    it->runs.push_back(std::move(run));
+  }
+}
+}  // namespace
+
 Aggregator::Aggregator(bool keep_processes) : state_(std::make_unique<State>()) {
   state_->keep_processes = keep_processes;
 }
@@ -215,10 +342,7 @@ void Aggregator::add(const Record& record) {
       return;
     }
     op.pending.push_back(std::move(item));
-    if (op.pending.size() > kPendingLimit) {
-      for (auto& q : op.pending) op.add_to(op.lump, std::move(q));
-      op.pending.clear();
-    }
+    if (op.pending.size() > kPendingLimit) op.fold_pending();
     return;
   }
   const auto& t = std::get<TreeRecord>(record);
@@ -234,12 +358,12 @@ void Aggregator::add(const Record& record) {
   }
   op.pending.erase(keep, op.pending.end());
   if (op.pending.empty()) op.pending.shrink_to_fit();  // memory per operation stays small
-  if (op.lump.processes > 0 && run.contains(op.lump.min_start) && run.contains(op.lump.max_start)) {
-    // The folded processes all belong here; merge so that the older images come first.
-    op.lump.merge(std::move(run));
-    run = std::move(op.lump);
+  RunAcc claimed;
+  if (op.claim_lumps(run, &claimed)) {
+    // The folded processes belong here; merge so that the older images come first.
+    claimed.merge(std::move(run));
+    run = std::move(claimed);
     run.set_tree(t);
-    op.lump = RunAcc{};
   }
   op.windows[t.start_ns] = op.runs.size();
   op.runs.push_back(std::move(run));
@@ -254,14 +378,21 @@ std::vector<Operation> Aggregator::finish() {
   for (const auto& indices : by_test) {
     for (size_t i : indices) {
       OpState& op = s.ops[i];
-      for (auto& q : op.pending) op.add_to(op.lump, std::move(q));
+      // What lies in no tree's window is one run of its own.
+      RunAcc rest;
+      for (auto& lump : op.lumps) rest.merge(std::move(lump));
+      for (auto& q : op.pending) op.add_to(rest, std::move(q));
       op.pending.clear();
+      op.lumps.clear();
       Operation o;
       o.test = op.test;
       o.op = op.op;
       for (auto& run : op.runs) o.runs.push_back(run.finish());
-      if (op.lump.processes > 0) o.runs.push_back(op.lump.finish());
-      out.push_back(std::move(o));
+      if (rest.processes > 0) o.runs.push_back(rest.finish());
+      if (o.test.empty() && o.op.empty())
+        split_by_command(std::move(o), &out);
+      else
+        out.push_back(std::move(o));
     }
   }
   return out;
@@ -287,11 +418,28 @@ RunFigures median_of_runs(const std::vector<RunFigures>& runs) {
   m.size_bytes = median<uint64_t>(runs, [](const RunFigures& r) { return r.size_bytes; });
   m.resident_bytes = median<uint64_t>(runs, [](const RunFigures& r) { return r.resident_bytes; });
   m.anon_bytes = median<uint64_t>(runs, [](const RunFigures& r) { return r.anon_bytes; });
+  m.heap_bytes = median<uint64_t>(runs, [](const RunFigures& r) { return r.heap_bytes; });
   m.copied_bytes = median<uint64_t>(runs, [](const RunFigures& r) { return r.copied_bytes; });
   m.malloc_bytes = median<uint64_t>(runs, [](const RunFigures& r) { return r.malloc_bytes; });
   m.wall_s = median<double>(runs, [](const RunFigures& r) { return r.wall_s; });
   m.processes = median<uint64_t>(runs, [](const RunFigures& r) { return r.processes; });
   return m;
+}
+
+std::vector<RunFigures> counted_runs(const Operation& op, bool include_failed) {
+  std::vector<RunFigures> out;
+  for (const RunFigures& r : op.runs)
+    if (include_failed || !r.end.failed()) out.push_back(r);
+  return out;
+}
+
+size_t failed_runs(const Operation& op) {
+  return size_t(std::count_if(op.runs.begin(), op.runs.end(),
+                              [](const RunFigures& r) { return r.end.failed(); }));
+}
+
+bool any_failed(const std::vector<Operation>& ops) {
+  return std::any_of(ops.begin(), ops.end(), [](const Operation& o) { return failed_runs(o) > 0; });
 }
 
 }  // namespace account

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "record.h"
+#include "run_end.h"
 
 namespace account {
 
@@ -30,11 +31,14 @@ struct RunFigures {
   uint64_t size_bytes = 0;      ///< max(tree sampled size peak, largest process peak)
   uint64_t resident_bytes = 0;  ///< max(tree sampled resident peak, largest process peak)
   uint64_t anon_bytes = 0;      ///< the same rule for anonymous resident (0: not recorded)
+  uint64_t heap_bytes = 0;      ///< the largest single process's heap_peak_bytes
   uint64_t copied_bytes = 0;    ///< summed
   uint64_t malloc_bytes = 0;    ///< summed
   double wall_s = 0;            ///< tree end - start, or the span of the processes
   uint64_t processes = 0;       ///< process records seen
   bool has_tree = false;
+  RunEnd end;           ///< the tree record's, or the root process's (run_end.h)
+  std::string command;  ///< the tree's command, else the root process's argv, space-joined
   std::vector<ProcessRow> process_rows;  ///< only when the Aggregator keeps them
 };
 
@@ -42,7 +46,17 @@ struct RunFigures {
 struct Operation {
   std::string test, op;
   std::vector<RunFigures> runs;
+  /// No test and op labels: `op` holds the runs' command line instead.
+  bool unlabelled = false;
 };
+
+/// The runs an operation's figures are computed from: the runs that did not
+/// fail, or every run with `include_failed` (--include-failed).
+std::vector<RunFigures> counted_runs(const Operation& op, bool include_failed);
+/// How many of the operation's runs failed.
+size_t failed_runs(const Operation& op);
+/// Whether any run of any operation failed.
+bool any_failed(const std::vector<Operation>& ops);
 
 /// How one operation's row is computed from its runs: each column is the median
 /// over the runs (the value itself for one run).
@@ -53,7 +67,12 @@ RunFigures median_of_runs(const std::vector<RunFigures>& runs);
 /// (end_ns when tree_end_ns is absent or earlier). An
 /// operation without tree records is one run made of all its process records;
 /// processes of an operation with tree records that fall in no tree's window form
-/// one more run of their own.
+/// one more run of their own, never pooled with a tree's run.
+///
+/// Records without test and op labels are grouped by command line: each run
+/// goes to the operation named by its tree record's `command` (the argv of the
+/// run's earliest process where the tree record has none, or for processes
+/// outside any tree), so two unlabelled commands are two operations.
 ///
 /// CPU of a process that exec'd: the kernel's counters survive exec, so the next
 /// image's record already includes the CPU of the one before; an `exec` record's

@@ -76,6 +76,13 @@ void put(std::string& line, size_t at, const std::string& text) {
     if (text[i] != ' ') line[at + i] = text[i];
 }
 
+// The footnotes after a blank line, as the text table and Markdown end.
+std::string notes_text(const Table& t) {
+  std::string out;
+  for (const std::string& n : t.notes) out += n + '\n';
+  return out.empty() ? out : '\n' + out;
+}
+
 class TextTableRenderer : public Renderer {
  public:
   std::string render(const Table& t) const override {
@@ -161,7 +168,7 @@ class TextTableRenderer : public Renderer {
       }
       out += rstrip(line) + '\n';
     }
-    return out;
+    return out + notes_text(t);
   }
 };
 
@@ -264,7 +271,7 @@ class MarkdownRenderer : public Renderer {
         line += " " + markdown_cell(display_text(r.cells[c], t.columns[c])) + " |";
       out += line + '\n';
     }
-    return out;
+    return out + notes_text(t);
   }
 };
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <numeric>
 
+#include "bad_lines.h"
 #include "reader.h"
 
 namespace account {
@@ -67,6 +68,11 @@ size_t add_figure_columns(Table& t, const ExtraColumns& extra) {
     anon.machine_last = true;  // the CSV header design.md fixes stays a prefix
     t.columns.push_back(anon);
   }
+  if (extra.heap) {
+    Column heap = number_column("heap_mib", "", "Heap  ", "Max heap (MiB)", 7, 2, 2);
+    heap.machine_last = true;
+    t.columns.push_back(heap);
+  }
   size_t last_maximum = t.columns.size() - 1;
   t.columns.push_back(number_column("copied_mib", "Copied", "(MiB) ", "Copied (MiB)", 7, 3, 1));
   t.columns.push_back(number_column("malloc_mib", "Malloc", "(MiB) ", "Malloc (MiB)", 7, 2, 1));
@@ -74,13 +80,56 @@ size_t add_figure_columns(Table& t, const ExtraColumns& extra) {
   return first;
 }
 
+size_t figure_count(const ExtraColumns& extra) {
+  return 5 + size_t(extra.anon) + size_t(extra.heap);
+}
+
 void add_figures(Row& r, const RunFigures& f, const ExtraColumns& extra) {
   r.cells.push_back(Cell::of_number(f.cpu_s));
   r.cells.push_back(Cell::of_number(mib(f.size_bytes)));
   r.cells.push_back(Cell::of_number(mib(f.resident_bytes)));
   if (extra.anon) r.cells.push_back(Cell::of_number(mib(f.anon_bytes)));
+  if (extra.heap) r.cells.push_back(Cell::of_number(mib(f.heap_bytes)));
   r.cells.push_back(Cell::of_number(mib(f.copied_bytes)));
   r.cells.push_back(Cell::of_number(mib(f.malloc_bytes)));
+}
+
+// Where no run is counted (every run failed) the figures are blank, not zero.
+void add_blank_figures(Row& r, const ExtraColumns& extra) {
+  for (size_t i = 0; i < figure_count(extra); ++i) r.cells.push_back(Cell::empty());
+}
+
+// How the runs ended: the Exit column and `failed_runs`, after every other
+// column in CSV and JSON. Present with +exit, or whenever a run failed; then a
+// footnote says what failed means and what the figures hold.
+bool exit_columns_shown(const ExtraColumns& extra, bool failed) {
+  return extra.exit || failed;
+}
+
+void add_exit_columns(Table& t) {
+  Column failed = number_column("failed_runs", "", "", "", 0, 2, 0);
+  failed.in_table = false;
+  failed.machine_last = true;
+  t.columns.push_back(failed);
+  Column exit = text_column("exit", "Exit", "Exit");
+  exit.machine_last = true;
+  t.columns.push_back(exit);
+}
+
+void add_exit_cells(Row& r, const Operation& o) {
+  std::vector<RunEnd> ends;
+  for (const RunFigures& run : o.runs) ends.push_back(run.end);
+  r.cells.push_back(Cell::of_integer(int64_t(failed_runs(o))));
+  r.cells.push_back(Cell::of_text(ends_summary(ends)));
+}
+
+void add_failed_note(Table& t, bool include_failed) {
+  t.notes.push_back(
+      include_failed
+          ? "Exit: failed runs (exit status not 0, a signal, --timeout, interrupted) are "
+            "counted in the figures and Runs (--include-failed)."
+          : "Exit: failed runs (exit status not 0, a signal, --timeout, interrupted) are left "
+            "out of the figures and Runs; --include-failed counts them.");
 }
 
 Column runs_column(bool in_table) {
@@ -148,7 +197,8 @@ std::optional<ExtraColumns> parse_columns(std::string_view spec, std::string* er
     const char* name;
     bool ExtraColumns::*flag;
   };
-  static const Known kKnown[] = {{"anon", &ExtraColumns::anon}};
+  static const Known kKnown[] = {
+      {"anon", &ExtraColumns::anon}, {"heap", &ExtraColumns::heap}, {"exit", &ExtraColumns::exit}};
   std::string known;
   for (const Known& k : kKnown) known += fmt::format("{}+{}", known.empty() ? "" : ", ", k.name);
   ExtraColumns out;
@@ -184,6 +234,44 @@ std::optional<Metric> parse_metric(std::string_view name) {
   return std::nullopt;
 }
 
+std::string unknown_metric(std::string_view name) {
+  return fmt::format("unknown metric '{}' (known: wall, cpu, size, resident, copied, malloc)",
+                     name);
+}
+
+int final_status(int read_status, bool failed_runs_seen) {
+  if (read_status != 0) return read_status;
+  return failed_runs_seen ? kStatusFailedRuns : 0;
+}
+
+void sort_rows(Table& t, Metric metric) {
+  std::string key = info_of(metric).key;
+  size_t c = 0;
+  while (c < t.columns.size() && t.columns[c].key != key) ++c;
+  if (c == t.columns.size()) return;
+  auto value = [&](const Row& r) {
+    const Cell& cell = r.cells[c];
+    return cell.kind == Cell::Kind::kNumber ? cell.number : -1.0;  // blank: last
+  };
+  std::vector<std::string> groups;
+  std::map<std::string, double> top;
+  for (const Row& r : t.rows) {
+    auto [it, first] = top.emplace(r.group, value(r));
+    if (first)
+      groups.push_back(r.group);
+    else
+      it->second = std::max(it->second, value(r));
+  }
+  std::map<std::string, size_t> rank;
+  std::stable_sort(groups.begin(), groups.end(),
+                   [&](const std::string& a, const std::string& b) { return top[a] > top[b]; });
+  for (size_t i = 0; i < groups.size(); ++i) rank[groups[i]] = i;
+  std::stable_sort(t.rows.begin(), t.rows.end(), [&](const Row& a, const Row& b) {
+    if (a.group != b.group) return rank[a.group] < rank[b.group];
+    return value(a) > value(b);
+  });
+}
+
 double percentile(std::vector<double> values, double p) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
@@ -193,25 +281,35 @@ double percentile(std::vector<double> values, double p) {
   return values[lo] + (values[hi] - values[lo]) * (rank - double(lo));
 }
 
-Table operation_table(const std::vector<Operation>& ops, const ExtraColumns& extra) {
+Table operation_table(const std::vector<Operation>& ops, const ExtraColumns& extra,
+                      bool include_failed) {
+  bool failed = any_failed(ops);
+  bool exit = exit_columns_shown(extra, failed);
   Table t;
   add_label_columns(t);
   add_figure_columns(t, extra);
   t.columns.push_back(runs_column(any_repeated(ops)));
   t.columns.push_back(data_column("wall_s"));
   t.columns.push_back(data_column("processes"));
+  if (exit) add_exit_columns(t);
   for (const Operation& o : ops) {
-    RunFigures m = median_of_runs(o.runs);
+    std::vector<RunFigures> runs = counted_runs(o, include_failed);
+    RunFigures m = median_of_runs(runs);
     Row r;
     r.group = o.test;
     r.cells.push_back(Cell::of_text(o.test));
     r.cells.push_back(Cell::of_text(o.op));
-    add_figures(r, m, extra);
-    r.cells.push_back(Cell::of_integer(int64_t(o.runs.size())));
-    r.cells.push_back(Cell::of_number(m.wall_s));
-    r.cells.push_back(Cell::of_number(double(m.processes)));
+    if (runs.empty())
+      add_blank_figures(r, extra);
+    else
+      add_figures(r, m, extra);
+    r.cells.push_back(Cell::of_integer(int64_t(runs.size())));
+    r.cells.push_back(runs.empty() ? Cell::empty() : Cell::of_number(m.wall_s));
+    r.cells.push_back(runs.empty() ? Cell::empty() : Cell::of_number(double(m.processes)));
+    if (exit) add_exit_cells(r, o);
     t.rows.push_back(std::move(r));
   }
+  if (failed) add_failed_note(t, include_failed);
   return t;
 }
 
@@ -236,6 +334,7 @@ Table process_table(const std::vector<Operation>& ops, const ExtraColumns& extra
         f.size_bytes = p.size_bytes;
         f.resident_bytes = p.resident_bytes;
         f.anon_bytes = p.anon_bytes;
+        f.heap_bytes = p.record ? p.record->heap_peak_bytes : 0;
         f.copied_bytes = p.copied_bytes;
         f.malloc_bytes = p.malloc_bytes;
         add_figures(r, f, extra);
@@ -251,7 +350,8 @@ Table process_table(const std::vector<Operation>& ops, const ExtraColumns& extra
   return t;
 }
 
-Table percentile_table(const std::vector<Operation>& ops, Metric metric) {
+Table percentile_table(const std::vector<Operation>& ops, Metric metric, bool include_failed) {
+  bool failed = any_failed(ops);
   static const double kPoints[] = {60, 70, 80, 90, 99};
   MetricInfo info = info_of(metric);
   Table t;
@@ -273,27 +373,37 @@ Table percentile_table(const std::vector<Operation>& ops, Metric metric) {
   for (auto& c : t.columns)
     if (c.key != "test" && c.key != "operation" && c.key != "metric" && c.key != "runs")
       c.markdown = fmt::format("{} {}", c.markdown, info.heading);
+  if (failed) add_exit_columns(t);
   for (const Operation& o : ops) {
     std::vector<double> v;
-    for (const RunFigures& r : o.runs) v.push_back(metric_of(r, metric));
+    for (const RunFigures& r : counted_runs(o, include_failed)) v.push_back(metric_of(r, metric));
     Row r;
     r.group = o.test;
     r.cells.push_back(Cell::of_text(o.test));
     r.cells.push_back(Cell::of_text(o.op));
     r.cells.push_back(Cell::of_text(info.key));
     r.cells.push_back(Cell::of_integer(int64_t(v.size())));
+    if (v.empty()) {
+      for (size_t i = 0; i < 3 + std::size(kPoints) + 1; ++i) r.cells.push_back(Cell::empty());
+      if (failed) add_exit_cells(r, o);
+      t.rows.push_back(std::move(r));
+      continue;
+    }
     r.cells.push_back(Cell::of_number(*std::min_element(v.begin(), v.end())));
     r.cells.push_back(Cell::of_number(percentile(v, 50)));
     r.cells.push_back(Cell::of_number(std::accumulate(v.begin(), v.end(), 0.0) / double(v.size())));
     for (double p : kPoints) r.cells.push_back(Cell::of_number(percentile(v, p)));
     r.cells.push_back(Cell::of_number(*std::max_element(v.begin(), v.end())));
+    if (failed) add_exit_cells(r, o);
     t.rows.push_back(std::move(r));
   }
+  if (failed) add_failed_note(t, include_failed);
   return t;
 }
 
 Table compare_table(const std::vector<std::string>& names,
-                    const std::vector<std::vector<Operation>>& inputs, const ExtraColumns& extra) {
+                    const std::vector<std::vector<Operation>>& inputs, const ExtraColumns& extra,
+                    bool include_failed, std::vector<std::string>* refusals) {
   // The union of operations: tests in order of first appearance (first input
   // first), each test's operations likewise.
   std::vector<std::string> tests;
@@ -311,8 +421,12 @@ Table compare_table(const std::vector<std::string>& names,
       slots[i] = &o;
     }
   }
-  bool repeated = false;
-  for (const auto& input : inputs) repeated = repeated || any_repeated(input);
+  bool repeated = false, failed = false;
+  for (const auto& input : inputs) {
+    repeated = repeated || any_repeated(input);
+    failed = failed || any_failed(input);
+  }
+  bool exit = exit_columns_shown(extra, failed);
 
   Table t;
   add_label_columns(t);
@@ -322,6 +436,7 @@ Table compare_table(const std::vector<std::string>& names,
   t.columns.push_back(kind);
   add_figure_columns(t, extra);
   t.columns.push_back(runs_column(repeated));
+  if (exit) add_exit_columns(t);
   Column note = text_column("note", "Note", "Note");
   note.hide_when_empty = true;
   t.columns.push_back(note);
@@ -341,17 +456,24 @@ Table compare_table(const std::vector<std::string>& names,
         marking = "not in " + missing;
       }
       std::vector<RunFigures> medians(slots.size());
+      std::vector<size_t> counted_of(slots.size());
       for (size_t i = 0; i < slots.size(); ++i) {
         if (!slots[i]) continue;
-        medians[i] = median_of_runs(slots[i]->runs);
+        std::vector<RunFigures> runs = counted_runs(*slots[i], include_failed);
+        counted_of[i] = runs.size();
+        medians[i] = median_of_runs(runs);
         Row r;
         r.group = test;
         r.cells.push_back(Cell::of_text(test));
         r.cells.push_back(Cell::of_text(op));
         r.cells.push_back(Cell::of_text(names[i]));
         r.cells.push_back(Cell::of_text("value"));
-        add_figures(r, medians[i], extra);
-        r.cells.push_back(Cell::of_integer(int64_t(slots[i]->runs.size())));
+        if (runs.empty())
+          add_blank_figures(r, extra);
+        else
+          add_figures(r, medians[i], extra);
+        r.cells.push_back(Cell::of_integer(int64_t(runs.size())));
+        if (exit) add_exit_cells(r, *slots[i]);
         r.cells.push_back(marking.empty() ? Cell::empty() : Cell::of_text(marking));
         t.rows.push_back(std::move(r));
       }
@@ -364,6 +486,23 @@ Table compare_table(const std::vector<std::string>& names,
         r.cells.push_back(Cell::of_text(op));
         r.cells.push_back(Cell::of_text(fmt::format("{} vs {}", names[i], names[0])));
         r.cells.push_back(Cell::of_text("change_pct"));
+        if (counted_of[0] == 0 || counted_of[i] == 0) {
+          // No successful run on a side: a change would compare failures.
+          std::string sides = counted_of[0] == 0 && counted_of[i] == 0
+                                  ? names[0] + " and " + names[i]
+                                  : names[counted_of[0] == 0 ? 0 : i];
+          std::string why = "no change: no successful run in " + sides;
+          add_blank_figures(r, extra);
+          r.cells.push_back(Cell::empty());
+          if (exit) r.cells.insert(r.cells.end(), 2, Cell::empty());
+          r.cells.push_back(Cell::of_text(marking.empty() ? why : marking + "; " + why));
+          if (refusals)
+            refusals->push_back(
+                fmt::format("account: compare: {}{}{}: {} (--include-failed counts failed runs)",
+                            test, test.empty() ? "" : "/", op, why));
+          t.rows.push_back(std::move(r));
+          continue;
+        }
         Row a, b;
         add_figures(a, medians[0], extra);
         add_figures(b, medians[i], extra);
@@ -375,11 +514,13 @@ Table compare_table(const std::vector<std::string>& names,
             r.cells.push_back(Cell::of_percent((v - base) / base * 100.0));
         }
         r.cells.push_back(Cell::empty());
+        if (exit) r.cells.insert(r.cells.end(), 2, Cell::empty());
         r.cells.push_back(marking.empty() ? Cell::empty() : Cell::of_text(marking));
         t.rows.push_back(std::move(r));
       }
     }
   }
+  if (failed) add_failed_note(t, include_failed);
   return t;
 }
 
@@ -394,13 +535,16 @@ struct Input {
 
 int read_inputs(std::vector<Input>& inputs, bool strict, const MessageSink& err) {
   uint64_t records = 0, bad = 0;
+  BadLineMessages bad_lines(err);
+  std::string names;
   for (Input& in : inputs) {
     ReadSummary s;
     read_records(
         *in.reader, strict, [&](Record&& r) { in.into->add(r); },
-        [&](const BadLine& b) { err(b.message()); }, &s);
+        [&](const BadLine& b) { bad_lines.add(b); }, &s);
     records += s.records;
     bad += s.bad_lines;
+    names += (names.empty() ? "" : ", ") + in.reader->name();
     if (!in.reader->error().empty()) {
       err("account: " + in.reader->error());
       return 1;
@@ -409,19 +553,34 @@ int read_inputs(std::vector<Input>& inputs, bool strict, const MessageSink& err)
       err("account: stopped at the first bad line (--strict)");
       return 1;
     }
+    if (s.records == 0 && s.bad_lines == 0)
+      err(fmt::format("account: {}: no records in this input", in.reader->name()));
   }
+  bad_lines.finish();
   if (bad > 0 && records == 0) {
-    err(fmt::format("account: no valid record in the input ({} bad line{})", bad,
+    err(fmt::format("account: no valid record in {} ({} bad line{})", names, bad,
                     bad == 1 ? "" : "s"));
     return 1;
   }
   if (bad > 0) {
     err(fmt::format("account: skipped {} bad line{}; {} record{} read", bad, bad == 1 ? "" : "s",
                     records, records == 1 ? "" : "s"));
-    return 2;
+    return kStatusLinesSkipped;
   }
-  if (records == 0) err("account: no records in the input");
   return 0;
+}
+
+// One line on stderr when unlabelled runs were grouped by their command line.
+void note_unlabelled(const std::vector<std::vector<Operation>*>& all, const MessageSink& err) {
+  size_t runs = 0, commands = 0;
+  for (const auto* ops : all)
+    for (const Operation& o : *ops)
+      if (o.unlabelled) runs += o.runs.size(), ++commands;
+  if (runs == 0) return;
+  err(fmt::format(
+      "account: {} run{} without test and op labels, grouped by command line into {} row{}; "
+      "label runs with account run --test T --op O",
+      runs, runs == 1 ? "" : "s", commands, commands == 1 ? "" : "s"));
 }
 
 // Opens every input before reading any, so a wrong path fails at once.
@@ -452,9 +611,13 @@ int run_report(const ReportOptions& options, std::string* out, const MessageSink
   int status = read_inputs(inputs, options.strict, err);
   if (status == 1) return 1;
   std::vector<Operation> ops = aggregator.finish();
-  Table table = options.by_process    ? process_table(ops, options.columns)
-                : options.percentiles ? percentile_table(ops, *options.percentiles)
-                                      : operation_table(ops, options.columns);
+  note_unlabelled({&ops}, err);
+  status = final_status(status, any_failed(ops));
+  Table table = options.by_process ? process_table(ops, options.columns)
+                : options.percentiles
+                    ? percentile_table(ops, *options.percentiles, options.include_failed)
+                    : operation_table(ops, options.columns, options.include_failed);
+  if (options.sort) sort_rows(table, *options.sort);
   *out = make_renderer(options.format)->render(table);
   return status;
 }
@@ -467,6 +630,7 @@ int run_compare(const CompareOptions& options, std::string* out, const MessageSi
   if (!open_all(options.files, &inputs, err)) return 1;
   std::vector<std::unique_ptr<Aggregator>> aggregators;
   int status = 0;
+  bool failed = false;
   std::vector<std::vector<Operation>> ops;
   for (Input& in : inputs) {
     aggregators.push_back(std::make_unique<Aggregator>());
@@ -477,9 +641,16 @@ int run_compare(const CompareOptions& options, std::string* out, const MessageSi
     if (s == 1) return 1;
     status = std::max(status, s);
     ops.push_back(aggregators.back()->finish());
+    failed = failed || any_failed(ops.back());
   }
-  *out = make_renderer(options.format)->render(compare_table(names, ops, options.columns));
-  return status;
+  std::vector<std::vector<Operation>*> all;
+  for (auto& o : ops) all.push_back(&o);
+  note_unlabelled(all, err);
+  std::vector<std::string> refusals;
+  Table table = compare_table(names, ops, options.columns, options.include_failed, &refusals);
+  for (const std::string& r : refusals) err(r);
+  *out = make_renderer(options.format)->render(table);
+  return final_status(status, failed);
 }
 
 }  // namespace account

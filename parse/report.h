@@ -19,32 +19,56 @@ enum class Metric { kWall, kCpu, kSize, kResident, kCopied, kMalloc };
 
 /// "wall", "cpu", "size", "resident", "copied", "malloc"; nullopt otherwise.
 std::optional<Metric> parse_metric(std::string_view name);
+/// "unknown metric 'NAME' (known: wall, cpu, size, resident, copied, malloc)".
+std::string unknown_metric(std::string_view name);
+
+/// Exit statuses of report and compare. When several apply the highest in
+/// this order wins: 1 (bad usage, unreadable input) > 3 (a gate, reserved for
+/// compare --fail-on) > 2 (some lines skipped) > 4 (failed runs were seen) > 0.
+constexpr int kStatusLinesSkipped = 2;
+constexpr int kStatusFailedRuns = 4;
+/// The status of a report or compare whose reading came to `read_status`.
+int final_status(int read_status, bool failed_runs_seen);
 
 /// Figure columns that are off by default, chosen with `--columns +NAME,...`.
 /// Each sits in its section of the text table and Markdown, and after every
 /// other column in CSV and JSON (the default header stays a prefix).
 struct ExtraColumns {
   bool anon = false;  ///< "+anon": peak anonymous resident, after Resident (`anon_mib`)
+  bool heap = false;  ///< "+heap": the largest process's heap peak, after Anon (`heap_mib`)
+  /// "+exit": how the runs ended (`failed_runs`, `exit`); shown without it when a run failed.
+  bool exit = false;
 };
 
-/// Parses a comma list of +NAME items ("+anon"). On failure returns nullopt and
+/// Parses a comma list of +NAME items ("+anon,+heap,+exit"). On failure returns nullopt and
 /// puts one line naming the bad item and the known names in *error.
 std::optional<ExtraColumns> parse_columns(std::string_view spec, std::string* error);
 
-/// The Monotone-style table: one row per operation, medians over its runs, a
-/// Runs column in the text table when some operation ran more than once.
-Table operation_table(const std::vector<Operation>& ops, const ExtraColumns& extra = {});
+/// The Monotone-style table: one row per operation, medians over its counted
+/// runs (counted_runs: failed ones only with include_failed), a Runs column in
+/// the text table when some operation ran more than once, and an Exit column
+/// with a footnote when a run failed.
+Table operation_table(const std::vector<Operation>& ops, const ExtraColumns& extra = {},
+                      bool include_failed = false);
 /// One row per process image, under its operation (needs an Aggregator that
 /// keeps processes).
 Table process_table(const std::vector<Operation>& ops, const ExtraColumns& extra = {});
 /// min, median, avg, p60, p70, p80, p90, p99, max of `metric` over each
 /// operation's runs (linear interpolation between closest ranks).
-Table percentile_table(const std::vector<Operation>& ops, Metric metric);
+Table percentile_table(const std::vector<Operation>& ops, Metric metric,
+                       bool include_failed = false);
 /// For each operation in any input: a row per input that has it, then the change
-/// of each later input against the first, in percent.
+/// of each later input against the first, in percent. No change is computed
+/// where a side has no counted run: the row says why, and so does one line per
+/// such row in *refusals (when not null).
 Table compare_table(const std::vector<std::string>& names,
                     const std::vector<std::vector<Operation>>& inputs,
-                    const ExtraColumns& extra = {});
+                    const ExtraColumns& extra = {}, bool include_failed = false,
+                    std::vector<std::string>* refusals = nullptr);
+
+/// `--sort KEY`: each test's rows by the metric, largest first, and the tests
+/// by their largest row (ties keep their order; rows without a figure last).
+void sort_rows(Table& table, Metric metric);
 
 /// The p-th percentile (0-100) of `values`, linear between closest ranks.
 double percentile(std::vector<double> values, double p);
@@ -59,10 +83,13 @@ struct ReportOptions {
   std::optional<Metric> percentiles;
   ExtraColumns columns;  ///< for the operation and process tables
   bool strict = false;
+  bool include_failed = false;  ///< --include-failed
+  std::optional<Metric> sort;   ///< --sort KEY (the operation table)
 };
 
-/// Exit status: 0 every line read, 2 some lines skipped, 1 nothing readable, a
-/// file that cannot be opened or read, or (with strict) any bad line.
+/// Exit status (final_status): 0 every line read, 2 some lines skipped, 1 nothing
+/// readable, a file that cannot be opened or read, or (with strict) any bad
+/// line, 4 some run failed.
 int run_report(const ReportOptions& options, std::string* out, const MessageSink& err);
 
 struct CompareOptions {
@@ -71,6 +98,7 @@ struct CompareOptions {
   Format format = Format::kTable;
   ExtraColumns columns;
   bool strict = false;
+  bool include_failed = false;  ///< --include-failed
 };
 
 int run_compare(const CompareOptions& options, std::string* out, const MessageSink& err);

@@ -58,6 +58,9 @@ struct Table {
   std::vector<Column> columns;
   std::vector<Span> spans;
   std::vector<Row> rows;
+  /// Footnotes: lines after the text table and Markdown (CSV and JSON carry
+  /// the same information in their fields).
+  std::vector<std::string> notes;
 };
 
 }  // namespace account

@@ -73,8 +73,8 @@ TEST(Cli, UsageErrors) {
   Shell key = account("report --percentiles=latency ops.jsonl");
   EXPECT_EQ(key.status, 1);
   EXPECT_EQ(key.err,
-            "account: report: --percentiles 'latency': use wall, cpu, size, resident, copied or "
-            "malloc\n");
+            "account: report: --percentiles: unknown metric 'latency' (known: wall, cpu, size, "
+            "resident, copied, malloc)\n");
   Shell one = account("compare a.jsonl");
   EXPECT_EQ(one.status, 1);
   EXPECT_EQ(one.err,
@@ -105,14 +105,18 @@ TEST(Cli, BadColumnsIsAUsageError) {
   EXPECT_EQ(unknown.status, 1);
   EXPECT_EQ(unknown.out, "");
   EXPECT_EQ(unknown.err,
-            "account: report: --columns '+anon,+rss': unknown column 'rss' (known: +anon)\n");
+            "account: report: --columns '+anon,+rss': unknown column 'rss' (known: +anon, +heap, "
+            "+exit)\n");
   Shell bare = account("report anon.jsonl --columns anon");
   EXPECT_EQ(bare.status, 1);
-  EXPECT_EQ(bare.err, "account: report: --columns 'anon': 'anon' is not +NAME (known: +anon)\n");
-  Shell compare = account("compare a.jsonl b.jsonl --columns +heap");
+  EXPECT_EQ(
+      bare.err,
+      "account: report: --columns 'anon': 'anon' is not +NAME (known: +anon, +heap, +exit)\n");
+  Shell compare = account("compare a.jsonl b.jsonl --columns +rss");
   EXPECT_EQ(compare.status, 1);
-  EXPECT_EQ(compare.err,
-            "account: compare: --columns '+heap': unknown column 'heap' (known: +anon)\n");
+  EXPECT_EQ(
+      compare.err,
+      "account: compare: --columns '+rss': unknown column 'rss' (known: +anon, +heap, +exit)\n");
   Shell percentiles = account("report anon.jsonl --columns +anon --percentiles cpu");
   EXPECT_EQ(percentiles.status, 1);
   EXPECT_EQ(percentiles.err, "account: report: --columns and --percentiles do not combine\n");

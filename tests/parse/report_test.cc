@@ -219,11 +219,11 @@ TEST(Report, ParseColumns) {
   EXPECT_TRUE(anon->anon);
   EXPECT_TRUE(parse_columns("+anon,+anon", &error));
   EXPECT_FALSE(parse_columns("+rss", &error));
-  EXPECT_EQ(error, "--columns '+rss': unknown column 'rss' (known: +anon)");
+  EXPECT_EQ(error, "--columns '+rss': unknown column 'rss' (known: +anon, +heap, +exit)");
   EXPECT_FALSE(parse_columns("anon", &error));
-  EXPECT_EQ(error, "--columns 'anon': 'anon' is not +NAME (known: +anon)");
+  EXPECT_EQ(error, "--columns 'anon': 'anon' is not +NAME (known: +anon, +heap, +exit)");
   EXPECT_FALSE(parse_columns("+anon,", &error));
-  EXPECT_EQ(error, "--columns '+anon,': '' is not +NAME (known: +anon)");
+  EXPECT_EQ(error, "--columns '+anon,': '' is not +NAME (known: +anon, +heap, +exit)");
   EXPECT_FALSE(parse_columns("", &error));
 }
 
@@ -266,7 +266,7 @@ TEST(Report, NothingReadableIsStatusOne) {
   std::string f = data_path("all-bad.jsonl");
   EXPECT_EQ(o.err, (std::vector<std::string>{
                        f + ":1: not JSON (syntax error)", f + ":2: missing key \"pid\"",
-                       "account: no valid record in the input (2 bad lines)"}));
+                       "account: no valid record in " + f + " (2 bad lines)"}));
 }
 
 TEST(Report, EmptyInputPrintsTheHeaderAndANote) {
@@ -276,7 +276,8 @@ TEST(Report, EmptyInputPrintsTheHeaderAndANote) {
             "                                     Maximum (MiB)     Copied   Malloc\n"
             "     *Test*     Operation  CPU(s)   Size  Resident     (MiB)    (MiB)\n"
             "--------------- ---------  ------  -------  -------   -------  -------\n");
-  EXPECT_EQ(o.err, (std::vector<std::string>{"account: no records in the input"}));
+  EXPECT_EQ(o.err, (std::vector<std::string>{"account: " + data_path("empty.jsonl") +
+                                             ": no records in this input"}));
   EXPECT_EQ(testing::report(options_for("empty.jsonl", Format::kJson)).out, "[]\n");
   EXPECT_EQ(testing::report(options_for("empty.jsonl", Format::kCsv)).out,
             "test,operation,cpu_s,size_mib,resident_mib,copied_mib,malloc_mib,runs,wall_s,"
