@@ -128,5 +128,54 @@ TEST(Cli, CompareNamesAndFormat) {
   EXPECT_EQ(s.out, testing::read_file(std::string(PARSE_TEST_DIR) + "/golden/compare.csv"));
 }
 
+TEST(Cli, PercentilesWithAnUnknownMetricNamesTheKnownOnes) {
+  Shell rss = account("report --percentiles rss ops.jsonl");
+  EXPECT_EQ(rss.status, 1);
+  EXPECT_EQ(rss.out, "");
+  EXPECT_EQ(rss.err,
+            "account: report: --percentiles: unknown metric 'rss' (known: wall, cpu, size, "
+            "resident, copied, malloc)\n");
+  // A word that names a file, or that could not be a metric, is still a file.
+  EXPECT_EQ(account("report --percentiles ops.jsonl").status, 0);
+  Shell path = account("report --percentiles no/such.jsonl");
+  EXPECT_EQ(path.status, 1);
+  EXPECT_EQ(path.err, "account: no/such.jsonl: cannot open: No such file or directory\n");
+}
+
+TEST(Cli, FailedRunsExitStatusAndIncludeFailed) {
+  Shell report = account("report failed.jsonl");
+  EXPECT_EQ(report.status, 4);
+  Shell include = account("report failed.jsonl --include-failed --format csv");
+  EXPECT_EQ(include.status, 4);
+  EXPECT_NE(include.out.find("clone,clone,0.01,20,4,"), std::string::npos) << include.out;
+  Shell compare = account("compare fixed.jsonl failed.jsonl");
+  EXPECT_EQ(compare.status, 4);
+  EXPECT_EQ(compare.err,
+            "account: compare: clone/gc: no change: no successful run in failed.jsonl "
+            "(--include-failed counts failed runs)\n");
+  // Skipped lines (2) outrank failed runs (4).
+  EXPECT_EQ(account("compare bad.jsonl failed.jsonl").status, 2);
+}
+
+TEST(Cli, SortAndColumns) {
+  EXPECT_EQ(account("report ops.jsonl --sort cpu").out,
+            testing::read_file(std::string(PARSE_TEST_DIR) + "/golden/ops.sort-cpu.txt"));
+  Shell bad = account("report ops.jsonl --sort rss");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_EQ(bad.err,
+            "account: report: --sort: unknown metric 'rss' (known: wall, cpu, size, resident, "
+            "copied, malloc)\n");
+  EXPECT_EQ(account("report fixed.jsonl --columns +heap,+exit").out,
+            testing::read_file(std::string(PARSE_TEST_DIR) + "/golden/fixed.heap-exit.txt"));
+}
+
+TEST(Cli, UnlabelledNote) {
+  Shell s = account("report unlabelled.jsonl");
+  EXPECT_EQ(s.status, 0);
+  EXPECT_EQ(s.err,
+            "account: 4 runs without test and op labels, grouped by command line into 3 rows; "
+            "label runs with account run --test T --op O\n");
+}
+
 }  // namespace
 }  // namespace account
