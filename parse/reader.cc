@@ -80,6 +80,15 @@ std::string BadLine::message() const {
 
 void read_records(LineReader& reader, bool strict, const std::function<void(Record&&)>& on_record,
                   const std::function<void(const BadLine&)>& on_bad, ReadSummary* summary) {
+  read_records_with_lines(
+      reader, strict, [&](Record&& r, std::string_view) { on_record(std::move(r)); }, on_bad,
+      summary);
+}
+
+void read_records_with_lines(LineReader& reader, bool strict,
+                             const std::function<void(Record&&, std::string_view line)>& on_record,
+                             const std::function<void(const BadLine&)>& on_bad,
+                             ReadSummary* summary) {
   RecordParser parser;
   std::string_view line;
   bool complete = true;
@@ -89,7 +98,7 @@ void read_records(LineReader& reader, bool strict, const std::function<void(Reco
     std::optional<Record> record = parser.parse(line, &reason);
     if (record) {
       ++summary->records;
-      on_record(std::move(*record));
+      on_record(std::move(*record), line);
       continue;
     }
     ++summary->bad_lines;

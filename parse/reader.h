@@ -68,4 +68,11 @@ struct ReadSummary {
 void read_records(LineReader& reader, bool strict, const std::function<void(Record&&)>& on_record,
                   const std::function<void(const BadLine&)>& on_bad, ReadSummary* summary);
 
+/// As read_records, also handing on the line of each valid record, for readers
+/// of keys a Record leaves out (the backtraces of `account export`).
+void read_records_with_lines(LineReader& reader, bool strict,
+                             const std::function<void(Record&&, std::string_view line)>& on_record,
+                             const std::function<void(const BadLine&)>& on_bad,
+                             ReadSummary* summary);
+
 }  // namespace account

@@ -1,0 +1,135 @@
+#include "export.h"
+
+#include <fmt/format.h>
+
+#include "bad_lines.h"
+#include "exporter.h"
+#include "reader.h"
+
+namespace account {
+
+namespace {
+
+struct FormatName {
+  ExportFormat format;
+  const char* name;
+};
+constexpr FormatName kFormats[] = {{ExportFormat::kChromeTrace, "chrome-trace"},
+                                   {ExportFormat::kPprof, "pprof"},
+                                   {ExportFormat::kFolded, "folded"},
+                                   {ExportFormat::kOpenMetrics, "openmetrics"}};
+
+std::unique_ptr<Exporter> make_exporter(ExportFormat format) {
+  switch (format) {
+    case ExportFormat::kChromeTrace:
+      return make_chrome_trace_exporter();
+    case ExportFormat::kPprof:
+      return make_pprof_exporter();
+    case ExportFormat::kFolded:
+      return make_folded_exporter();
+    case ExportFormat::kOpenMetrics:
+      return make_openmetrics_exporter();
+  }
+  return nullptr;
+}
+
+std::string plural(uint64_t n, const char* word) {
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+std::optional<ExportFormat> parse_export_format(std::string_view name) {
+  for (const FormatName& f : kFormats)
+    if (name == f.name) return f.format;
+  return std::nullopt;
+}
+
+std::string export_format_names() {
+  std::string names;
+  for (const FormatName& f : kFormats)
+    names += fmt::format("{}{}", names.empty() ? "" : ", ", f.name);
+  return names;
+}
+
+bool export_format_is_binary(ExportFormat format) {
+  return format == ExportFormat::kPprof;
+}
+
+int run_export(const ExportOptions& options, std::string* out, const MessageSink& err) {
+  std::vector<std::string> files = options.files;
+  if (files.empty()) files.push_back("-");
+  // Open every input before reading any, so a wrong path fails at once (as report).
+  std::vector<std::unique_ptr<LineReader>> readers;
+  bool opened = true;
+  for (const std::string& f : files) {
+    std::string error;
+    readers.push_back(LineReader::open(f, &error));
+    if (!readers.back()) {
+      err("account: " + error);
+      opened = false;
+    }
+  }
+  if (!opened) return 1;
+
+  std::unique_ptr<Exporter> exporter = make_exporter(options.format);
+  ExportInput input;
+  Aggregator aggregator(/*keep_processes=*/true);
+  // Reading, messages and statuses as account report's (parse/report.cc, read_inputs).
+  uint64_t records = 0, bad = 0;
+  BadLineMessages bad_lines(err);
+  std::string names;
+  for (auto& reader : readers) {
+    ReadSummary s;
+    auto on_bad = [&](const BadLine& b) { bad_lines.add(b); };
+    read_records_with_lines(
+        *reader, options.strict,
+        [&](Record&& r, std::string_view line) {
+          aggregator.add(r);
+          if (!exporter->reads_backtraces() || !std::holds_alternative<ProcessRecord>(r)) return;
+          std::string reason;
+          std::optional<ProcessBacktraces> p = parse_backtraces(line, &reason);
+          if (p) {
+            input.backtraces.push_back(std::move(*p));
+          } else if (!reason.empty()) {
+            // A record whose backtraces cannot be read: named like any bad line.
+            ++s.bad_lines;
+            on_bad(BadLine{reader->name(), reader->line_number(), reason});
+            if (options.strict) s.stopped = true;
+          }
+        },
+        on_bad, &s);
+    records += s.records;
+    bad += s.bad_lines;
+    names += (names.empty() ? "" : ", ") + reader->name();
+    if (!reader->error().empty()) {
+      err("account: " + reader->error());
+      return 1;
+    }
+    if (s.stopped) {
+      err("account: stopped at the first bad line (--strict)");
+      return 1;
+    }
+    if (s.records == 0 && s.bad_lines == 0)
+      err(fmt::format("account: {}: no records in this input", reader->name()));
+  }
+  bad_lines.finish();
+  int status = 0;
+  if (bad > 0 && records == 0) {
+    err(fmt::format("account: no valid record in {} ({})", names, plural(bad, "bad line")));
+    return 1;
+  }
+  if (bad > 0) {
+    err(fmt::format("account: skipped {}; {} read", plural(bad, "bad line"),
+                    plural(records, "record")));
+    status = 2;
+  }
+
+  input.ops = aggregator.finish();
+  if (exporter->reads_backtraces() && options.symbolizer)
+    input.symbols = symbolize(input.backtraces, *options.symbolizer);
+  *out = exporter->write(input);
+  return status;
+}
+
+}  // namespace account

@@ -1,0 +1,196 @@
+// Trace Event Format JSON (chrome://tracing, ui.perfetto.dev): one process
+// group per (test, operation, run), one track (thread) per pid with a complete
+// event per process image (an exec chain in sequence), and counter tracks for
+// the memory of the run's tree and of each process from their timelines.
+// Times are microseconds since the earliest record.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <limits>
+
+#include "exporter.h"
+
+namespace account {
+
+namespace json = boost::json;
+
+namespace {
+
+double micros(uint64_t ns, uint64_t origin_ns) {
+  return double(int64_t(ns - origin_ns)) / 1000.0;
+}
+
+json::object metadata(const char* name, int64_t pid, int64_t tid, const std::string& value) {
+  return {{"ph", "M"}, {"name", name}, {"pid", pid}, {"tid", tid}, {"args", {{"name", value}}}};
+}
+
+json::object memory_counter(const std::string& name, int64_t pid, double ts, uint64_t size,
+                            uint64_t resident) {
+  return {{"ph", "C"},  {"name", name},
+          {"pid", pid}, {"tid", 0},
+          {"ts", ts},   {"args", {{"size_bytes", size}, {"resident_bytes", resident}}}};
+}
+
+json::object image_args(const ProcessRow& row) {
+  const ProcessRecord& r = *row.record;
+  json::array argv;
+  for (const std::string& a : r.argv) argv.push_back(json::string(a));
+  json::object args{{"pid", r.pid},
+                    {"ppid", r.ppid},
+                    {"exe", r.exe},
+                    {"argv", std::move(argv)},
+                    {"end", r.end},
+                    {"cpu_s", r.cpu_user_s + r.cpu_sys_s},
+                    {"size_bytes", row.size_bytes},
+                    {"resident_bytes", row.resident_bytes},
+                    {"copied_bytes", r.copied_bytes},
+                    {"malloc_bytes", r.malloc_bytes},
+                    {"malloc_calls", r.malloc_calls},
+                    {"sampled_size_peak_bytes", r.sampled_size_peak_bytes},
+                    {"sampled_rss_peak_bytes", r.sampled_rss_peak_bytes}};
+  if (r.exit_code) args["exit_code"] = *r.exit_code;
+  if (r.signal) args["signal"] = *r.signal;
+  return args;
+}
+
+json::object run_args(const RunFigures& f) {
+  return {{"cpu_s", f.cpu_s},
+          {"size_bytes", f.size_bytes},
+          {"resident_bytes", f.resident_bytes},
+          {"copied_bytes", f.copied_bytes},
+          {"malloc_bytes", f.malloc_bytes},
+          {"wall_s", f.wall_s},
+          {"processes", f.processes}};
+}
+
+// The run's tree memory: at every sampled instant of any process, the sum over
+// the processes alive then, each at its latest sample (0 after it ended).
+void tree_counter(const RunFigures& run, int64_t group, uint64_t origin, json::array* events) {
+  struct Point {
+    uint64_t t_ns;
+    size_t process;
+    uint64_t size, rss;
+  };
+  std::vector<Point> points;
+  const auto& rows = run.process_rows;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const ProcessRecord& r = *rows[i].record;
+    if (!r.timeline || r.timeline->t_ms.empty()) continue;
+    const Timeline& tl = *r.timeline;
+    for (size_t k = 0; k < tl.t_ms.size(); ++k)
+      points.push_back({r.start_ns + uint64_t(tl.t_ms[k] * 1e6), i,
+                        k < tl.size_bytes.size() ? tl.size_bytes[k] : 0,
+                        k < tl.rss_bytes.size() ? tl.rss_bytes[k] : 0});
+    points.push_back({std::max(r.end_ns, r.start_ns), i, 0, 0});  // gone at its end
+  }
+  if (points.empty()) return;
+  std::stable_sort(points.begin(), points.end(),
+                   [](const Point& a, const Point& b) { return a.t_ns < b.t_ns; });
+  std::vector<uint64_t> size(rows.size()), rss(rows.size());
+  uint64_t size_sum = 0, rss_sum = 0;
+  for (size_t k = 0; k < points.size(); ++k) {
+    const Point& p = points[k];
+    size_sum += p.size - size[p.process];
+    rss_sum += p.rss - rss[p.process];
+    size[p.process] = p.size;
+    rss[p.process] = p.rss;
+    if (k + 1 < points.size() && points[k + 1].t_ns == p.t_ns) continue;  // one event an instant
+    events->push_back(
+        memory_counter("tree memory", group, micros(p.t_ns, origin), size_sum, rss_sum));
+  }
+}
+
+void process_counter(const ProcessRow& row, int64_t group, uint64_t origin, json::array* events) {
+  const ProcessRecord& r = *row.record;
+  if (!r.timeline) return;
+  const Timeline& tl = *r.timeline;
+  std::string name = fmt::format("pid {} memory", r.pid);
+  for (size_t k = 0; k < tl.t_ms.size(); ++k)
+    events->push_back(memory_counter(name, group,
+                                     micros(r.start_ns + uint64_t(tl.t_ms[k] * 1e6), origin),
+                                     k < tl.size_bytes.size() ? tl.size_bytes[k] : 0,
+                                     k < tl.rss_bytes.size() ? tl.rss_bytes[k] : 0));
+  // The track drops to zero when the image ends (an exec'd image goes on from there).
+  if (!tl.t_ms.empty() && r.end_ns > r.start_ns + uint64_t(tl.t_ms.back() * 1e6))
+    events->push_back(memory_counter(name, group, micros(r.end_ns, origin), 0, 0));
+}
+
+class ChromeTraceExporter : public Exporter {
+ public:
+  bool reads_backtraces() const override { return false; }
+
+  std::string write(const ExportInput& input) const override {
+    uint64_t origin = std::numeric_limits<uint64_t>::max();
+    for (const Operation& o : input.ops)
+      for (const RunFigures& run : o.runs)
+        for (const ProcessRow& row : run.process_rows)
+          origin = std::min(origin, row.record->start_ns);
+    if (origin == std::numeric_limits<uint64_t>::max()) origin = 0;
+
+    json::array events;
+    int64_t group = 0;
+    for (const Operation& o : input.ops) {
+      for (size_t run = 0; run < o.runs.size(); ++run) {
+        const RunFigures& figures = o.runs[run];
+        ++group;
+        std::string label = fmt::format("{} / {} / run {}", o.test.empty() ? "(no test)" : o.test,
+                                        o.op.empty() ? "(no operation)" : o.op, run + 1);
+        events.push_back(metadata("process_name", group, 0, label));
+        events.push_back(json::object{{"ph", "M"},
+                                      {"name", "process_sort_index"},
+                                      {"pid", group},
+                                      {"tid", 0},
+                                      {"args", {{"sort_index", group}}}});
+        // The run as a whole on track 0, its figures those of account report.
+        uint64_t first = std::numeric_limits<uint64_t>::max(), last = 0;
+        for (const ProcessRow& row : figures.process_rows) {
+          first = std::min(first, row.record->start_ns);
+          last = std::max(last, row.record->end_ns);
+        }
+        events.push_back(metadata("thread_name", group, 0, "run"));
+        if (!figures.process_rows.empty())
+          events.push_back(json::object{{"ph", "X"},
+                                        {"name", label},
+                                        {"cat", "run"},
+                                        {"pid", group},
+                                        {"tid", 0},
+                                        {"ts", micros(first, origin)},
+                                        {"dur", double(std::max(last, first) - first) / 1000.0},
+                                        {"args", run_args(figures)}});
+        std::vector<int64_t> named;
+        for (const ProcessRow& row : figures.process_rows) {
+          const ProcessRecord& r = *row.record;
+          if (std::find(named.begin(), named.end(), r.pid) == named.end()) {
+            named.push_back(r.pid);
+            events.push_back(metadata("thread_name", group, r.pid,
+                                      fmt::format("pid {} {}", r.pid, row.program)));
+          }
+          events.push_back(
+              json::object{{"ph", "X"},
+                           {"name", row.program.empty() ? r.exe : row.program},
+                           {"cat", "process"},
+                           {"pid", group},
+                           {"tid", r.pid},
+                           {"ts", micros(r.start_ns, origin)},
+                           {"dur", double(std::max(r.end_ns, r.start_ns) - r.start_ns) / 1000.0},
+                           {"args", image_args(row)}});
+          process_counter(row, group, origin, &events);
+        }
+        tree_counter(figures, group, origin, &events);
+      }
+    }
+    json::object trace{{"traceEvents", std::move(events)},
+                       {"displayTimeUnit", "ms"},
+                       {"otherData", {{"generator", "account export"}, {"origin_ns", origin}}}};
+    return json::serialize(trace) + "\n";
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Exporter> make_chrome_trace_exporter() {
+  return std::make_unique<ChromeTraceExporter>();
+}
+
+}  // namespace account

@@ -1,0 +1,76 @@
+// Folded stacks (Brendan Gregg's collapsed format) of the large allocations:
+// one line a distinct stack, `frame;frame;...;frame BYTES`, root first, for
+// flamegraph.pl, inferno and speedscope.
+#include <fmt/format.h>
+
+#include <map>
+
+#include "exporter.h"
+
+namespace account {
+
+namespace {
+
+std::string basename_of(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// ';' separates frames and the last space the value: neither may end a frame
+// early. Spaces inside a frame are fine (the value is after the last one).
+std::string clean(std::string frame) {
+  for (char& c : frame)
+    if (c == ';')
+      c = ':';
+    else if (static_cast<unsigned char>(c) < 0x20)
+      c = ' ';
+  return frame;
+}
+
+// The function where account could name it, else module+offset (or the bare
+// address of a frame in no module).
+std::string frame_label(const ProcessBacktraces& p, uint64_t ip, const SymbolTable& symbols) {
+  FrameName n = frame_name(p, ip, symbols);
+  return clean(n.function != "??" ? n.function : n.module_offset);
+}
+
+// The root frames: "TEST/OP" when the records carry labels, then the program.
+std::string root_of(const ProcessBacktraces& p) {
+  std::string program = basename_of(p.exe.empty() && !p.argv.empty() ? p.argv[0] : p.exe);
+  if (program.empty()) program = fmt::format("pid {}", p.pid);
+  if (p.test.empty() && p.op.empty()) return clean(program);
+  return clean(fmt::format("{}/{}", p.test, p.op)) + ";" + clean(program);
+}
+
+class FoldedExporter : public Exporter {
+ public:
+  bool reads_backtraces() const override { return true; }
+
+  std::string write(const ExportInput& input) const override {
+    // Equal stacks of several processes (or groups) become one line.
+    std::map<std::string, uint64_t> bytes_of_stack;
+    for (const ProcessBacktraces& p : input.backtraces) {
+      std::string root = root_of(p);
+      for (const AllocationGroup& g : p.groups) {
+        std::string stack = root;
+        for (auto ip = g.frames.rbegin(); ip != g.frames.rend(); ++ip)
+          stack += ";" + frame_label(p, *ip, input.symbols);
+        bytes_of_stack[stack] += g.bytes;
+      }
+      // Allocations the record kept no stack for still count in the totals.
+      if (p.other && p.other->bytes > 0)
+        bytes_of_stack[root + ";[stacks not kept in the record]"] += p.other->bytes;
+    }
+    std::string out;
+    for (const auto& [stack, bytes] : bytes_of_stack) out += fmt::format("{} {}\n", stack, bytes);
+    return out;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Exporter> make_folded_exporter() {
+  return std::make_unique<FoldedExporter>();
+}
+
+}  // namespace account

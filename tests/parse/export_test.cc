@@ -1,0 +1,289 @@
+// account export, one test per format on hand-made records
+// (data/export/records.jsonl: an exec chain with a child under one tree, a
+// second operation run twice; timelines and backtraces), checked against the
+// records and against the outside tools: protoc with upstream profile.proto,
+// promtool.
+#include "export.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <boost/json.hpp>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "golden.h"
+#include "reader.h"
+#include "record.h"
+
+namespace account {
+namespace {
+
+namespace json = boost::json;
+using testing::data_path;
+
+const char* kRecords = "export/records.jsonl";
+
+// Names three functions of the git module; the libc module stays unnamed.
+class FakeSymbolizer : public Symbolizer {
+ public:
+  std::vector<SymbolizedFrame> resolve(const std::string& path,
+                                       const std::vector<uint64_t>& addresses) override {
+    std::vector<SymbolizedFrame> out(addresses.size());
+    if (path != "/nonexistent/bin/git") return out;
+    for (size_t i = 0; i < addresses.size(); ++i) {
+      if (addresses[i] == 0xc0ff) out[i] = {"xmalloc", "wrapper.c:20"};
+      if (addresses[i] == 0xc1ff) out[i] = {"cmd_clone", "builtin/clone.c:100"};
+      if (addresses[i] == 0xc2ff) out[i] = {"strbuf_grow", "strbuf.c:7"};
+    }
+    return out;
+  }
+};
+
+struct Exported {
+  int status = -1;
+  std::string out;
+  std::vector<std::string> err;
+};
+
+Exported export_as(ExportFormat format, std::vector<std::string> files = {data_path(kRecords)}) {
+  FakeSymbolizer symbolizer;
+  ExportOptions o;
+  o.files = std::move(files);
+  o.format = format;
+  o.symbolizer = &symbolizer;
+  Exported e;
+  e.status = run_export(o, &e.out, [&](const std::string& m) { e.err.push_back(m); });
+  return e;
+}
+
+std::vector<ProcessRecord> process_records(const std::string& path) {
+  std::vector<ProcessRecord> out;
+  std::ifstream in(path);
+  std::string line, reason;
+  while (std::getline(in, line))
+    if (auto r = parse_record(line, &reason))
+      if (auto* p = std::get_if<ProcessRecord>(&*r)) out.push_back(*p);
+  return out;
+}
+
+// The backtrace totals of the records: bytes and counts of every group and of
+// what was not kept.
+std::pair<uint64_t, uint64_t> backtrace_totals(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  uint64_t bytes = 0, count = 0;
+  while (std::getline(in, line)) {
+    json::object o = json::parse(line).as_object();
+    if (auto* groups = o.if_contains("backtraces"))
+      for (const json::value& g : groups->as_array()) {
+        bytes += g.at("bytes").to_number<uint64_t>();
+        count += g.at("count").to_number<uint64_t>();
+      }
+    if (auto* other = o.if_contains("backtraces_other")) {
+      bytes += other->at("bytes").to_number<uint64_t>();
+      count += other->at("count").to_number<uint64_t>();
+    }
+  }
+  return {bytes, count};
+}
+
+struct Shell {
+  int status = -1;
+  std::string out;
+};
+
+Shell shell(const std::string& command) {
+  Shell s;
+  FILE* p = popen(command.c_str(), "r");
+  if (!p) return s;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) s.out.append(buf, n);
+  int st = pclose(p);
+  s.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return s;
+}
+
+bool have(const char* program) {
+  return shell(std::string("command -v ") + program + " >/dev/null 2>&1").status == 0;
+}
+
+TEST(ExportFolded, TotalsEqualTheBacktraceRecords) {
+  Exported e = export_as(ExportFormat::kFolded);
+  ASSERT_EQ(e.status, 0);
+  uint64_t total = 0;
+  std::istringstream lines(e.out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    size_t space = line.rfind(' ');
+    ASSERT_NE(space, std::string::npos) << line;
+    total += std::stoull(line.substr(space + 1));
+  }
+  EXPECT_EQ(total, backtrace_totals(data_path(kRecords)).first);
+  // Root first: labels, program, then the outermost frame; named frames by
+  // function, unnamed ones by module+offset; equal stacks of two processes
+  // stay apart by program, and the kept-nowhere bytes have their own line.
+  EXPECT_NE(e.out.find("git/clone;git;libc.so.6+0x29d90;cmd_clone;xmalloc 4194304\n"),
+            std::string::npos)
+      << e.out;
+  EXPECT_NE(e.out.find("git/clone;git-remote-https;libc.so.6+0x29d90;cmd_clone;xmalloc 5242880\n"),
+            std::string::npos);
+  EXPECT_NE(e.out.find("git/clone;git;libc.so.6+0x29d90;cmd_clone;0x7fffe0001234 3072\n"),
+            std::string::npos);
+  EXPECT_NE(e.out.find("git/clone;git;[stacks not kept in the record] 10240\n"), std::string::npos);
+}
+
+TEST(ExportChromeTrace, EveryImageOnceWithItsTimesAndPeaks) {
+  Exported e = export_as(ExportFormat::kChromeTrace);
+  ASSERT_EQ(e.status, 0);
+  json::object trace = json::parse(e.out).as_object();
+  const json::array& events = trace.at("traceEvents").as_array();
+  std::vector<ProcessRecord> records = process_records(data_path(kRecords));
+  uint64_t origin = UINT64_MAX;
+  for (const ProcessRecord& r : records) origin = std::min(origin, r.start_ns);
+
+  for (const ProcessRecord& r : records) {
+    int found = 0;
+    for (const json::value& v : events) {
+      const json::object& ev = v.as_object();
+      if (ev.at("ph") != "X" || ev.at("cat") != "process") continue;
+      if (ev.at("tid").to_number<int64_t>() != r.pid) continue;
+      double ts = ev.at("ts").to_number<double>();
+      if (std::abs(ts - double(r.start_ns - origin) / 1000.0) > 0.0005) continue;
+      ++found;
+      EXPECT_NEAR(ev.at("dur").to_number<double>(), double(r.end_ns - r.start_ns) / 1000.0, 0.0005);
+      EXPECT_EQ(ev.at("args").at("exe"), r.exe.c_str());
+    }
+    EXPECT_EQ(found, 1) << "pid " << r.pid << " start " << r.start_ns;
+  }
+
+  // A process's counter track peaks at the record's sampled peaks.
+  for (const ProcessRecord& r : records) {
+    if (!r.timeline) continue;
+    uint64_t size = 0, rss = 0;
+    for (const json::value& v : events) {
+      const json::object& ev = v.as_object();
+      if (ev.at("ph") != "C" ||
+          ev.at("name") != ("pid " + std::to_string(r.pid) + " memory").c_str())
+        continue;
+      size = std::max(size, ev.at("args").at("size_bytes").to_number<uint64_t>());
+      rss = std::max(rss, ev.at("args").at("resident_bytes").to_number<uint64_t>());
+    }
+    EXPECT_EQ(size, r.sampled_size_peak_bytes) << r.pid;
+    EXPECT_EQ(rss, r.sampled_rss_peak_bytes) << r.pid;
+  }
+
+  // One group per (test, operation, run): clone once, status twice.
+  std::vector<std::string> groups;
+  for (const json::value& v : events)
+    if (v.at("ph") == "M" && v.at("name") == "process_name")
+      groups.push_back(std::string(v.at("args").at("name").as_string()));
+  EXPECT_EQ(groups, (std::vector<std::string>{"git / clone / run 1", "git / status / run 1",
+                                              "git / status / run 2"}));
+
+  // The tree's curve: git at 8 MB (t=11.5 ms) with git-remote-https at 9 MB (t=11.25 ms).
+  uint64_t tree_size = 0;
+  for (const json::value& v : events)
+    if (v.at("ph") == "C" && v.at("name") == "tree memory")
+      tree_size = std::max(tree_size, v.at("args").at("size_bytes").to_number<uint64_t>());
+  EXPECT_EQ(tree_size, 17000000u);
+}
+
+TEST(ExportOpenMetrics, PromtoolAcceptsItAndValuesAreTheReportsFigures) {
+  Exported e = export_as(ExportFormat::kOpenMetrics);
+  ASSERT_EQ(e.status, 0);
+  EXPECT_TRUE(e.out.ends_with("# EOF\n"));
+  if (have("promtool")) {
+    testing::TempFile file(e.out);
+    Shell check = shell("promtool check metrics < '" + file.path() + "' 2>&1");
+    EXPECT_EQ(check.status, 0) << check.out << e.out;
+  } else {
+    ADD_FAILURE() << "promtool not installed (Debian package prometheus; scripts/install-deps.sh)";
+  }
+
+  ReportOptions ro;
+  ro.files = {data_path(kRecords)};
+  ro.format = Format::kCsv;
+  testing::Outcome csv = testing::report(ro);
+  ASSERT_EQ(csv.status, 0);
+  // test,operation,cpu_s,size_mib,resident_mib,copied_mib,malloc_mib,runs,wall_s,processes
+  const char* families[] = {"account_cpu_seconds",    "account_size_bytes",
+                            "account_resident_bytes", "account_copied_bytes",
+                            "account_malloc_bytes",   "account_runs",
+                            "account_wall_seconds",   "account_processes"};
+  const double scale[] = {1, 1048576, 1048576, 1048576, 1048576, 1, 1, 1};
+  std::istringstream rows(csv.out);
+  std::string row;
+  std::getline(rows, row);  // header
+  int checked = 0;
+  while (std::getline(rows, row)) {
+    std::vector<std::string> cells;
+    std::stringstream cs(row);
+    std::string cell;
+    while (std::getline(cs, cell, ',')) cells.push_back(cell);
+    ASSERT_EQ(cells.size(), 10u) << row;
+    for (size_t i = 0; i < 8; ++i) {
+      std::string prefix =
+          std::string(families[i]) + "{test=\"" + cells[0] + "\",operation=\"" + cells[1] + "\"} ";
+      size_t at = e.out.find(prefix);
+      ASSERT_NE(at, std::string::npos) << prefix;
+      size_t end = e.out.find('\n', at);
+      double value = std::stod(e.out.substr(at + prefix.size(), end - at - prefix.size()));
+      double expected = std::stod(cells[2 + i]) * scale[i];
+      EXPECT_NEAR(value, expected, std::abs(expected) * 1e-12) << prefix;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 16);
+}
+
+TEST(ExportPprof, ProtocDecodesItAndSamplesSumToTheRecords) {
+  Exported e = export_as(ExportFormat::kPprof);
+  ASSERT_EQ(e.status, 0);
+  ASSERT_TRUE(have("protoc")) << "protoc not installed (Debian package protobuf-compiler)";
+  std::string proto_dir = ACCOUNT_PPROF_PROTO_DIR;
+  testing::TempFile file(e.out);
+  Shell decoded = shell("gzip -dc < '" + file.path() + "' | protoc -I '" + proto_dir +
+                        "' --decode=perftools.profiles.Profile profile.proto");
+  ASSERT_EQ(decoded.status, 0) << decoded.out;
+  // Samples' values come in pairs: alloc_objects (count), alloc_space (bytes).
+  uint64_t count = 0, bytes = 0;
+  bool in_sample = false;
+  int index = 0;
+  std::istringstream lines(decoded.out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line == "sample {") in_sample = true, index = 0;
+    if (line == "}") in_sample = false;
+    if (in_sample && line.rfind("  value: ", 0) == 0) {
+      uint64_t v = std::stoull(line.substr(9));
+      (index++ % 2 == 0 ? count : bytes) += v;
+    }
+  }
+  auto [record_bytes, record_count] = backtrace_totals(data_path(kRecords));
+  EXPECT_EQ(bytes, record_bytes);
+  EXPECT_EQ(count, record_count);
+  for (const char* s : {"alloc_space", "alloc_objects", "bytes", "count", "test", "operation",
+                        "pid", "executable", "/usr/lib/git-core/git-remote-https",
+                        "0123456789abcdef0123456789abcdef01234567", "cmd_clone", "builtin/clone.c"})
+    EXPECT_NE(decoded.out.find(std::string("string_table: \"") + s + "\""), std::string::npos) << s;
+  EXPECT_NE(decoded.out.find("  num: 101\n"), std::string::npos);  // a pid label
+}
+
+TEST(ExportInput, BadLinesAsReport) {
+  Exported bad = export_as(ExportFormat::kFolded, {data_path("bad.jsonl")});
+  EXPECT_EQ(bad.status, 2);
+  ASSERT_FALSE(bad.err.empty());
+  EXPECT_EQ(bad.err.front(), data_path("bad.jsonl") + ":2: not JSON (syntax error)");
+  Exported missing = export_as(ExportFormat::kOpenMetrics, {"/nonexistent.jsonl"});
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_EQ(missing.err,
+            std::vector<std::string>{
+                "account: /nonexistent.jsonl: cannot open: No such file or directory"});
+}
+
+}  // namespace
+}  // namespace account
