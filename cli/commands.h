@@ -13,6 +13,7 @@ int command_run(const Args& args);
 int command_report(const Args& args);
 int command_compare(const Args& args);
 int command_watch(const Args& args);
+int command_export(const Args& args);
 
 /// --format NAME for report and compare (throws UsageError for an unknown name).
 enum class Format;

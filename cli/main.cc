@@ -18,6 +18,7 @@ constexpr const char* kUsage =
     "  report [FILES...]             the per-operation table (also csv, json, markdown)\n"
     "  compare A.jsonl B.jsonl       the same rows for both runs, with B's change in percent\n"
     "  watch --pid PID               sample a running process until it ends\n"
+    "  export --format FORMAT        chrome-trace, pprof, folded or openmetrics (docs/export.md)\n"
     "\n"
     "`account COMMAND --help` describes each command's options.\n"
     "Environment: ACCOUNT_LIB overrides where libaccount.so is found.\n";
@@ -36,6 +37,7 @@ int dispatch(const account::Args& args) {
   if (args[0] == "report") return account::command_report(rest);
   if (args[0] == "compare") return account::command_compare(rest);
   if (args[0] == "watch") return account::command_watch(rest);
+  if (args[0] == "export") return account::command_export(rest);
   throw account::UsageError{fmt::format("unknown command '{}' (try account --help)", args[0])};
 }
 

@@ -1,0 +1,77 @@
+// account export as a shell sees it: options, usage errors, exit statuses,
+// standard input and -o.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+
+#include "golden.h"
+
+namespace account {
+namespace {
+
+struct Shell {
+  int status = -1;
+  std::string out, err;
+};
+
+// Runs `account ARGS` through sh in data/ (so ARGS may redirect).
+Shell account(const std::string& args) {
+  testing::TempFile err_file("");
+  std::string command = std::string("cd '") + PARSE_TEST_DIR + "/data' && '" + ACCOUNT_CLI + "' " +
+                        args + " 2>'" + err_file.path() + "'";
+  Shell s;
+  FILE* p = popen(command.c_str(), "r");
+  if (!p) return s;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) s.out.append(buf, n);
+  int st = pclose(p);
+  s.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  s.err = testing::read_file(err_file.path());
+  return s;
+}
+
+TEST(ExportCli, UnknownOrMissingFormatIsOneLineListingTheFormats) {
+  Shell unknown = account("export --format svg export/records.jsonl");
+  EXPECT_EQ(unknown.status, 1);
+  EXPECT_EQ(unknown.err,
+            "account: export: unknown format 'svg': use chrome-trace, pprof, folded, "
+            "openmetrics\n");
+  EXPECT_EQ(unknown.out, "");
+  Shell none = account("export export/records.jsonl");
+  EXPECT_EQ(none.status, 1);
+  EXPECT_EQ(none.err,
+            "account: export: --format is required: chrome-trace, pprof, folded, openmetrics\n");
+}
+
+TEST(ExportCli, BadLinesAndMissingFilesAsReport) {
+  Shell bad = account("export --format openmetrics bad.jsonl");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(bad.err.substr(0, bad.err.find('\n')), "bad.jsonl:2: not JSON (syntax error)");
+  EXPECT_EQ(bad.err, account("report bad.jsonl").err);
+  EXPECT_TRUE(bad.out.ends_with("# EOF\n"));
+  EXPECT_EQ(account("export --format folded --strict bad.jsonl").status, 1);
+  EXPECT_EQ(account("export --format folded all-bad.jsonl").status, 1);
+  Shell missing = account("export --format chrome-trace nonexistent.jsonl");
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_EQ(missing.err, "account: nonexistent.jsonl: cannot open: No such file or directory\n");
+  EXPECT_EQ(missing.out, "");
+}
+
+TEST(ExportCli, StandardInputAndOutputFile) {
+  std::string from_file = account("export --format folded export/records.jsonl").out;
+  EXPECT_FALSE(from_file.empty());
+  EXPECT_EQ(account("export --format folded - < export/records.jsonl").out, from_file);
+  EXPECT_EQ(account("export -f folded < export/records.jsonl").out, from_file);
+  testing::TempFile out("");
+  Shell written = account("export --format pprof -o '" + out.path() + "' export/records.jsonl");
+  EXPECT_EQ(written.status, 0) << written.err;
+  EXPECT_EQ(written.out, "");
+  std::string bytes = testing::read_file(out.path());
+  ASSERT_GE(bytes.size(), 2u);
+  EXPECT_EQ(bytes.substr(0, 2), "\x1f\x8b");  // gzip
+}
+
+}  // namespace
+}  // namespace account
