@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "process_watch.h"
 #include "record_file.h"
+#include "tree_watch.h"
 
 namespace account {
 
@@ -23,7 +24,40 @@ struct WatchOptions {
   unsigned interval_ms = 5;
   bool timeline = false;
   unsigned timeline_points = 2048;
+  bool tree = false, root_only_end = false;
 };
+
+// --tree: records go out as each process ends, the tree record last.
+int watch_whole_tree(const WatchOptions& o, const WatchRequest& one) {
+  TreeWatchRequest request;
+  request.pid = one.pid;
+  request.test = one.test;
+  request.op = one.op;
+  request.interval_ms = one.interval_ms;
+  request.timeline = one.timeline;
+  request.timeline_points = one.timeline_points;
+  request.root_only_end = o.root_only_end;
+  request.stop_fd = one.stop_fd;
+  request.write = [&](const std::string& line) {
+    if (o.output.empty()) return bool(std::cout << line << std::flush);
+    return append_record_line(o.output, line).empty();
+  };
+  std::string error;
+  std::optional<TreeWatchOutcome> w = watch_tree(request, &error);
+  if (!w) throw UsageError{fmt::format("watch: no process {} ({})", o.pid, error)};
+  fmt::print(stderr,
+             "account: watched the tree of {} for {:.2f} s: {} processes ({} still running), "
+             "{} unseen ({}, cpu {:.2f} s), peak size {:.2f} MiB, resident {:.2f} MiB -> {}\n",
+             o.pid, w->seconds, w->processes, w->left_running, w->unseen_processes,
+             w->unseen_source, w->unseen_cpu_s, double(w->size_peak_bytes) / 1048576.0,
+             double(w->rss_peak_bytes) / 1048576.0, o.output.empty() ? "stdout" : o.output);
+  if (w->write_failures) {
+    fmt::print(stderr, "account: watch: {} records could not be written to {}\n", w->write_failures,
+               o.output);
+    return 1;
+  }
+  return 0;
+}
 
 }  // namespace
 
@@ -37,6 +71,10 @@ int command_watch(const Args& args) {
       "timeline", po::bool_switch(&o.timeline), "keep the sampled time series in the record")(
       "timeline-points", po::value(&o.timeline_points)->default_value(2048),
       "points the timeline keeps (16-65536); the resolution halves when full")(
+      "tree", po::bool_switch(&o.tree),
+      "watch PID and every process it forks: a record each and one tree record")(
+      "root-only-end", po::bool_switch(&o.root_only_end),
+      "with --tree: stop when PID ends (default: when the last process of the tree ends)")(
       "test", po::value(&o.test), "test label for the record")("op", po::value(&o.op),
                                                                "operation label for the record");
   po::variables_map vm;
@@ -69,6 +107,7 @@ int command_watch(const Args& args) {
   request.timeline = o.timeline;
   request.timeline_points = o.timeline_points;
   request.stop_fd = signalfd(-1, &stop, SFD_CLOEXEC);
+  if (o.tree) return watch_whole_tree(o, request);
   std::string error;
   std::optional<WatchOutcome> watched = watch_process(request, &error);
   if (!watched) throw UsageError{fmt::format("watch: no process {} ({})", o.pid, error)};
