@@ -25,11 +25,32 @@ json::object metadata(const char* name, int64_t pid, int64_t tid, const std::str
   return {{"ph", "M"}, {"name", name}, {"pid", pid}, {"tid", tid}, {"args", {{"name", value}}}};
 }
 
-json::object memory_counter(const std::string& name, int64_t pid, double ts, uint64_t size,
-                            uint64_t resident) {
-  return {{"ph", "C"},  {"name", name},
-          {"pid", pid}, {"tid", 0},
-          {"ts", ts},   {"args", {{"size_bytes", size}, {"resident_bytes", resident}}}};
+json::object counter(const std::string& name, int64_t pid, double ts, uint64_t bytes) {
+  return {{"ph", "C"}, {"name", name}, {"pid", pid},
+          {"tid", 0},  {"ts", ts},     {"args", {{"bytes", bytes}}}};
+}
+
+// One memory figure of an image over time, (ns, bytes): the timeline's points,
+// then the sampler's last reading at the image's end when the record shows it.
+// The record's sampled peak covers every sample plus that last reading, so a
+// peak above every timeline point (or a peak without a timeline) is that
+// reading; otherwise its value is not in the record and no point is made up.
+using Series = std::vector<std::pair<uint64_t, uint64_t>>;
+
+Series series_of(const ProcessRecord& r, bool resident) {
+  Series out;
+  uint64_t largest = 0;
+  if (r.timeline) {
+    const Timeline& tl = *r.timeline;
+    const std::vector<uint64_t>& values = resident ? tl.rss_bytes : tl.size_bytes;
+    for (size_t k = 0; k < tl.t_ms.size() && k < values.size(); ++k) {
+      out.emplace_back(r.start_ns + uint64_t(tl.t_ms[k] * 1e6), values[k]);
+      largest = std::max(largest, values[k]);
+    }
+  }
+  uint64_t peak = resident ? r.sampled_rss_peak_bytes : r.sampled_size_peak_bytes;
+  if (r.timeline && peak > largest) out.emplace_back(std::max(r.end_ns, r.start_ns), peak);
+  return out;
 }
 
 json::object image_args(const ProcessRow& row) {
@@ -64,56 +85,47 @@ json::object run_args(const RunFigures& f) {
           {"processes", f.processes}};
 }
 
-// The run's tree memory: at every sampled instant of any process, the sum over
-// the processes alive then, each at its latest sample (0 after it ended).
-void tree_counter(const RunFigures& run, int64_t group, uint64_t origin, json::array* events) {
+// The run's tree memory: at every point of any image's series, the sum over
+// the images alive then, each at its latest point (0 after it ended).
+void tree_counter(const RunFigures& run, bool resident, int64_t group, uint64_t origin,
+                  json::array* events) {
   struct Point {
     uint64_t t_ns;
-    size_t process;
-    uint64_t size, rss;
+    size_t image;
+    uint64_t bytes;
   };
   std::vector<Point> points;
   const auto& rows = run.process_rows;
   for (size_t i = 0; i < rows.size(); ++i) {
     const ProcessRecord& r = *rows[i].record;
-    if (!r.timeline || r.timeline->t_ms.empty()) continue;
-    const Timeline& tl = *r.timeline;
-    for (size_t k = 0; k < tl.t_ms.size(); ++k)
-      points.push_back({r.start_ns + uint64_t(tl.t_ms[k] * 1e6), i,
-                        k < tl.size_bytes.size() ? tl.size_bytes[k] : 0,
-                        k < tl.rss_bytes.size() ? tl.rss_bytes[k] : 0});
-    points.push_back({std::max(r.end_ns, r.start_ns), i, 0, 0});  // gone at its end
+    Series s = series_of(r, resident);
+    if (s.empty()) continue;
+    for (const auto& [t, bytes] : s) points.push_back({t, i, bytes});
+    points.push_back({std::max(r.end_ns, r.start_ns), i, 0});  // gone at its end
   }
   if (points.empty()) return;
   std::stable_sort(points.begin(), points.end(),
                    [](const Point& a, const Point& b) { return a.t_ns < b.t_ns; });
-  std::vector<uint64_t> size(rows.size()), rss(rows.size());
-  uint64_t size_sum = 0, rss_sum = 0;
+  std::vector<uint64_t> latest(rows.size());
+  uint64_t sum = 0;
+  std::string name = resident ? "tree resident" : "tree size";
   for (size_t k = 0; k < points.size(); ++k) {
     const Point& p = points[k];
-    size_sum += p.size - size[p.process];
-    rss_sum += p.rss - rss[p.process];
-    size[p.process] = p.size;
-    rss[p.process] = p.rss;
+    sum += p.bytes - latest[p.image];
+    latest[p.image] = p.bytes;
     if (k + 1 < points.size() && points[k + 1].t_ns == p.t_ns) continue;  // one event an instant
-    events->push_back(
-        memory_counter("tree memory", group, micros(p.t_ns, origin), size_sum, rss_sum));
+    events->push_back(counter(name, group, micros(p.t_ns, origin), sum));
   }
 }
 
-void process_counter(const ProcessRow& row, int64_t group, uint64_t origin, json::array* events) {
-  const ProcessRecord& r = *row.record;
-  if (!r.timeline) return;
-  const Timeline& tl = *r.timeline;
-  std::string name = fmt::format("pid {} memory", r.pid);
-  for (size_t k = 0; k < tl.t_ms.size(); ++k)
-    events->push_back(memory_counter(name, group,
-                                     micros(r.start_ns + uint64_t(tl.t_ms[k] * 1e6), origin),
-                                     k < tl.size_bytes.size() ? tl.size_bytes[k] : 0,
-                                     k < tl.rss_bytes.size() ? tl.rss_bytes[k] : 0));
-  // The track drops to zero when the image ends (an exec'd image goes on from there).
-  if (!tl.t_ms.empty() && r.end_ns > r.start_ns + uint64_t(tl.t_ms.back() * 1e6))
-    events->push_back(memory_counter(name, group, micros(r.end_ns, origin), 0, 0));
+// The image's size and resident tracks, named by pid: the images of an exec
+// chain continue one another's tracks.
+void process_counters(const ProcessRecord& r, int64_t group, uint64_t origin, json::array* events) {
+  for (bool resident : {false, true}) {
+    std::string name = fmt::format("pid {} {}", r.pid, resident ? "resident" : "size");
+    for (const auto& [t, bytes] : series_of(r, resident))
+      events->push_back(counter(name, group, micros(t, origin), bytes));
+  }
 }
 
 class ChromeTraceExporter : public Exporter {
@@ -175,9 +187,10 @@ class ChromeTraceExporter : public Exporter {
                            {"ts", micros(r.start_ns, origin)},
                            {"dur", double(std::max(r.end_ns, r.start_ns) - r.start_ns) / 1000.0},
                            {"args", image_args(row)}});
-          process_counter(row, group, origin, &events);
+          process_counters(*row.record, group, origin, &events);
         }
-        tree_counter(figures, group, origin, &events);
+        tree_counter(figures, false, group, origin, &events);
+        tree_counter(figures, true, group, origin, &events);
       }
     }
     json::object trace{{"traceEvents", std::move(events)},

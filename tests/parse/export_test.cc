@@ -160,20 +160,25 @@ TEST(ExportChromeTrace, EveryImageOnceWithItsTimesAndPeaks) {
     EXPECT_EQ(found, 1) << "pid " << r.pid << " start " << r.start_ns;
   }
 
-  // A process's counter track peaks at the record's sampled peaks.
+  // A pid's size and resident tracks peak at its images' sampled peaks.
+  std::map<int64_t, std::pair<uint64_t, uint64_t>> peaks;
   for (const ProcessRecord& r : records) {
     if (!r.timeline) continue;
-    uint64_t size = 0, rss = 0;
-    for (const json::value& v : events) {
-      const json::object& ev = v.as_object();
-      if (ev.at("ph") != "C" ||
-          ev.at("name") != ("pid " + std::to_string(r.pid) + " memory").c_str())
-        continue;
-      size = std::max(size, ev.at("args").at("size_bytes").to_number<uint64_t>());
-      rss = std::max(rss, ev.at("args").at("resident_bytes").to_number<uint64_t>());
-    }
-    EXPECT_EQ(size, r.sampled_size_peak_bytes) << r.pid;
-    EXPECT_EQ(rss, r.sampled_rss_peak_bytes) << r.pid;
+    auto& [size, rss] = peaks[r.pid];
+    size = std::max(size, r.sampled_size_peak_bytes);
+    rss = std::max(rss, r.sampled_rss_peak_bytes);
+  }
+  ASSERT_EQ(peaks.size(), 2u);
+  auto track_max = [&](const std::string& name) {
+    uint64_t most = 0;
+    for (const json::value& v : events)
+      if (v.at("ph") == "C" && v.at("name") == name.c_str())
+        most = std::max(most, v.at("args").at("bytes").to_number<uint64_t>());
+    return most;
+  };
+  for (const auto& [pid, peak] : peaks) {
+    EXPECT_EQ(track_max("pid " + std::to_string(pid) + " size"), peak.first) << pid;
+    EXPECT_EQ(track_max("pid " + std::to_string(pid) + " resident"), peak.second) << pid;
   }
 
   // One group per (test, operation, run): clone once, status twice.
@@ -184,12 +189,18 @@ TEST(ExportChromeTrace, EveryImageOnceWithItsTimesAndPeaks) {
   EXPECT_EQ(groups, (std::vector<std::string>{"git / clone / run 1", "git / status / run 1",
                                               "git / status / run 2"}));
 
-  // The tree's curve: git at 8 MB (t=11.5 ms) with git-remote-https at 9 MB (t=11.25 ms).
-  uint64_t tree_size = 0;
-  for (const json::value& v : events)
-    if (v.at("ph") == "C" && v.at("name") == "tree memory")
-      tree_size = std::max(tree_size, v.at("args").at("size_bytes").to_number<uint64_t>());
+  // The tree's curves: git at 8 MB (11.5 ms) with git-remote-https at 9 MB (11.25 ms).
+  uint64_t tree_size = track_max("tree size");
   EXPECT_EQ(tree_size, 17000000u);
+  EXPECT_EQ(track_max("tree resident"), 9000000u);  // 4 MB + 5 MB at 11.5 ms
+  // git's size peak (8.5 MB) is above its timeline (8 MB at most): the
+  // sampler's last reading, at the image's end.
+  bool end_reading = false;
+  for (const json::value& v : events)
+    if (v.at("ph") == "C" && v.at("name") == "pid 100 size" &&
+        v.at("args").at("bytes").to_number<uint64_t>() == 8500000u)
+      end_reading = std::abs(v.at("ts").to_number<double>() - 20000.456) < 0.0005;
+  EXPECT_TRUE(end_reading);
 }
 
 TEST(ExportOpenMetrics, PromtoolAcceptsItAndValuesAreTheReportsFigures) {
