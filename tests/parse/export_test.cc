@@ -139,6 +139,7 @@ TEST(ExportFolded, TotalsEqualTheBacktraceRecords) {
 TEST(ExportChromeTrace, EveryImageOnceWithItsTimesAndPeaks) {
   Exported e = export_as(ExportFormat::kChromeTrace);
   ASSERT_EQ(e.status, 0);
+  EXPECT_EQ(e.out.find("E3"), std::string::npos) << "numbers in plain form";
   json::object trace = json::parse(e.out).as_object();
   const json::array& events = trace.at("traceEvents").as_array();
   std::vector<ProcessRecord> records = process_records(data_path(kRecords));
