@@ -28,9 +28,13 @@
 #include "aggregate.h"
 #include "commands.h"
 #include "image_file.h"
+#include "option_values.h"
+#include "output_probe.h"
 #include "record.h"
 #include "record_file.h"
 #include "record_writer.h"
+#include "run_prepare.h"
+#include "run_signals.h"
 #include "shim_location.h"
 #include "spawn.h"
 #include "tree_sampler.h"
@@ -47,11 +51,18 @@ namespace json = boost::json;
 
 namespace {
 
+// The status of a run account run itself could not carry out: a --prepare
+// failed. (As env, nohup and timeout use 125 for their own failures.)
+constexpr int kRunFailed = 125;
+
 struct RunOptions {
-  std::string test, op, output, backtrace_min;
+  std::string test, op, output, backtrace_min, prepare;
+  // As typed: checked by check_values, never wrapped by an unsigned parse.
+  std::string interval_text, timeout_text, repeat_text, kill_after_text;
   unsigned interval_ms = 5;
   bool timeline = false;
-  double timeout_s = 0;
+  double timeout_s = 0;  // 0: none
+  double kill_after_s = 5;
   unsigned repeat = 1;
   bool quiet = false;
   std::vector<std::string> command;
@@ -64,16 +75,19 @@ po::options_description run_options(RunOptions& o) {
       "op", po::value(&o.op), "operation label copied into every record (ACCOUNT_OP)")(
       "output,o", po::value(&o.output),
       "append records to FILE (default: a temporary file, removed after the summary)")(
-      "interval", po::value(&o.interval_ms)->default_value(5),
-      "sampling interval in milliseconds, 1-1000 (0: no per-process sampler)")(
+      "interval", po::value(&o.interval_text)->default_value("5"),
+      "sampling interval in milliseconds, 0-1000 (0: no per-process sampler)")(
       "backtrace-min", po::value(&o.backtrace_min),
       "capture a backtrace for each allocation of at least SIZE (e.g. 10M)")(
       "timeline", po::bool_switch(&o.timeline), "keep the sampled time series in the records")(
-      "timeout", po::value(&o.timeout_s),
-      "kill the process tree after SEC seconds and mark the run aborted")(
-      "repeat", po::value(&o.repeat)->default_value(1),
-      "run COMMAND N times, one tree record each")("quiet,q", po::bool_switch(&o.quiet),
-                                                   "no summary line on stderr");
+      "timeout", po::value(&o.timeout_text),
+      "kill the process tree after SEC seconds (0.001-1000000) and mark the run aborted")(
+      "kill-after", po::value(&o.kill_after_text)->default_value("5"),
+      "after SIGINT, SIGTERM or SIGHUP, passed on to the tree: SIGKILL what is left of it "
+      "after SEC seconds (0-3600)")("repeat", po::value(&o.repeat_text)->default_value("1"),
+                                    "run COMMAND N times (1-1000000), one tree record each")(
+      "prepare", po::value(&o.prepare), "run `sh -c CMD` before each repetition, unaccounted")(
+      "quiet,q", po::bool_switch(&o.quiet), "no summary line on stderr");
   return d;
 }
 
@@ -81,7 +95,8 @@ po::options_description run_options(RunOptions& o) {
 // first argument that is neither an option nor an option's value starts it).
 void split_command(const Args& args, Args* options, Args* command) {
   static const char* const kTakesValue[] = {
-      "--test", "--op", "-o", "--output", "--interval", "--backtrace-min", "--timeout", "--repeat"};
+      "--test",    "--op",     "-o",        "--output",     "--interval",
+      "--timeout", "--repeat", "--prepare", "--kill-after", "--backtrace-min"};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") {
@@ -105,6 +120,7 @@ void set_env(const char* name, const std::string& value) {
 struct RunResult {
   int status = 0;  // raw wait status
   bool aborted = false;
+  int interrupted = 0;                // the first signal account run got and passed on, 0: none
   bool started = true;                // false: the command could not be run at all
   uint64_t start_ns = 0, end_ns = 0;  // the command's own: spawn to its end
   uint64_t tree_end_ns = 0;           // when the last process of the tree ended
@@ -126,13 +142,13 @@ std::string tree_record(const RunOptions& o, const RunResult& r, unsigned run) {
   t.have_status = true;
   t.wait_status = r.status;
   t.aborted = r.aborted;
+  t.interrupted = r.interrupted;
   std::vector<const char*> argv;
   size_t argv_bytes = 0;
   for (const std::string& a : o.command) argv.push_back(a.c_str()), argv_bytes += a.size();
   t.command = argv.data();
   t.command_argc = int(argv.size());
-  std::string line(64 * 1024 + 6 * (o.test.size() + o.op.size() + argv_bytes + argv.size()),
-                   '\0');
+  std::string line(64 * 1024 + 6 * (o.test.size() + o.op.size() + argv_bytes + argv.size()), '\0');
   TextBuffer out(line.data(), line.size());
   compose_tree_record(out, t);
   line.resize(out.size());
@@ -214,15 +230,18 @@ void close_all_but_sampler(const TreeSampler& tree) {
 // detached "account-sampler" keeps watching them until they end, so each is
 // still recorded, even if it is killed; then it removes the image directory.
 // The run's tree record is its to write, once the last of them has ended.
+// With a temporary output no one reads the records: the sampler writes no
+// tree record and removes the file the daemons' records made again.
 void linger(TreeSampler& tree, const RunOptions& o, const std::string& path, RunResult r,
-            unsigned run) {
+            unsigned run, const RunSignals& signals, bool temporary) {
   unsigned interval_ms = o.interval_ms ? o.interval_ms : 5;
   pid_t pid = fork();
-  if (pid < 0) {  // the images still record themselves; the tree record is written now
+  if (pid < 0 && !temporary) {  // the images still record themselves; the tree record is now
     r.tree_end_ns = realtime_ns();
     write_tree_record(path, tree_record(o, r, run));
   }
   if (pid != 0) return;
+  signals.restore();  // a TERM ends this sampler as any other process
   setsid();
   prctl(PR_SET_NAME, "account-sampler", 0, 0, 0);
   close_all_but_sampler(tree);
@@ -237,11 +256,21 @@ void linger(TreeSampler& tree, const RunOptions& o, const std::string& path, Run
   r.tree_end_ns = std::max(r.end_ns, tree.last_end_ns());
   r.processes = tree.processes_seen();
   r.peaks = tree.peaks();
-  write_tree_record(path, tree_record(o, r, run));
+  if (temporary)
+    unlink(path.c_str());
+  else
+    write_tree_record(path, tree_record(o, r, run));
   _exit(0);
 }
 
-RunResult run_once(const RunOptions& o, const std::string& path, unsigned run) {
+std::chrono::steady_clock::time_point after_seconds(double s) {
+  return std::chrono::steady_clock::now() +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+             std::chrono::duration<double>(s));
+}
+
+RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, RunSignals& signals,
+                   bool temporary) {
   RunResult r;
   std::string image_dir = make_image_dir();
   if (image_dir.empty())
@@ -251,8 +280,8 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run) {
   std::unique_ptr<ImageInfo> fallback = run_fallback_info(o, path);
   TreeSampler tree(getpid(), image_dir, fallback.get());
 
-  // The command gets default SIGINT/SIGQUIT even though we ignore them.
-  Spawned spawned = spawn_command(o.command);
+  // The command starts with the signal mask and dispositions account run started with.
+  Spawned spawned = spawn_command(o.command, signals.child());
   if (spawned.pid < 0) {
     int err = spawned.error;
     fmt::print(stderr, "account: cannot run '{}': {}\n", o.command[0], std::strerror(err));
@@ -268,13 +297,38 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run) {
   Ticker ticker(o.interval_ms ? o.interval_ms : 5);
   auto started = std::chrono::steady_clock::now();
   std::vector<pid_t> killed;
+  // A signal to account run goes on to the command and every live process of
+  // its tree (a second one, as Ctrl-C gives the command from the terminal, is
+  // harmless); what is left of the tree --kill-after later is killed.
+  auto kill_at = std::chrono::steady_clock::time_point::max();
+  auto pass_on_signals = [&] {
+    while (int sig = signals.take()) {
+      if (!r.interrupted) {
+        r.interrupted = sig;
+        kill_at = after_seconds(o.kill_after_s);
+      }
+      forward_signal(sig, child, tree.live());
+    }
+  };
+  auto kill_when_due = [&] {
+    if (std::chrono::steady_clock::now() < kill_at) return false;
+    for (pid_t p : tree.live())
+      if (kill(p, SIGKILL) == 0) killed.push_back(p);
+    return true;
+  };
+  bool killed_after = false;
   for (;;) {
-    pollfd fds[2] = {{tree.wait_fd(), POLLIN, 0}, {child_fd, POLLIN, 0}};
-    poll(fds, child_fd >= 0 ? 2 : 1, ticker.timeout_ms());
-    if (fds[1].revents & POLLIN) r.end_ns = realtime_ns();
+    pollfd fds[3] = {{tree.wait_fd(), POLLIN, 0}, {signals.fd(), POLLIN, 0}, {child_fd, POLLIN, 0}};
+    poll(fds, child_fd >= 0 ? 3 : 2, ticker.timeout_ms());
+    if (fds[2].revents & POLLIN) r.end_ns = realtime_ns();
+    pass_on_signals();
     if (ticker.due()) tree.tick();
     tree.handle_ended();  // before reaping: a zombie still says how it died
     if (reap_others(child)) break;
+    if (kill_when_due()) {
+      kill(child, SIGKILL);
+      killed_after = true;
+    }
     if (o.timeout_s > 0 && !r.aborted &&
         std::chrono::steady_clock::now() - started > std::chrono::duration<double>(o.timeout_s)) {
       r.aborted = true;
@@ -285,9 +339,23 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run) {
   }
   if (r.end_ns == 0) r.end_ns = realtime_ns();
   if (child_fd >= 0) close(child_fd);
-  // What --timeout killed dies within moments: record it before returning.
+  // Interrupted: the rest of the tree has until --kill-after to end, as the command had.
+  if (r.interrupted) {
+    tree.tick();
+    while (!tree.live().empty() && !killed_after) {
+      pollfd fds[2] = {{tree.wait_fd(), POLLIN, 0}, {signals.fd(), POLLIN, 0}};
+      poll(fds, 2, ticker.timeout_ms());
+      pass_on_signals();
+      if (ticker.due()) tree.tick();
+      tree.handle_ended();
+      reap_others(child);
+      killed_after = kill_when_due();
+    }
+  }
+  // What --timeout or --kill-after killed dies within moments: record it before returning.
   for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-       r.aborted && !tree.all_ended(killed) && std::chrono::steady_clock::now() < deadline;) {
+       (r.aborted || killed_after) && !tree.all_ended(killed) &&
+       std::chrono::steady_clock::now() < deadline;) {
     pollfd p{tree.wait_fd(), POLLIN, 0};
     poll(&p, 1, 10);
     tree.handle_ended();
@@ -300,7 +368,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run) {
   r.tree_end_ns = std::max(r.end_ns, tree.last_end_ns());
   if (running > 0) {
     r.lingering = true;
-    linger(tree, o, path, r, run);
+    linger(tree, o, path, r, run, signals, temporary);
   } else {
     tree.remove_image_dir();
     write_tree_record(path, tree_record(o, r, run));
@@ -320,20 +388,52 @@ void print_summary(const RunOptions& o, const std::string& path, std::streamoff 
     if (auto rec = parse_record(line, &reason)) aggregator.add(*rec);
   if (auto rec = parse_record(pending_tree, &reason)) aggregator.add(*rec);
   RunFigures run;
+  // Unlabelled runs may be named by their command line rather than by an empty op.
+  bool unlabelled = o.test.empty() && o.op.empty();
   for (const Operation& op : aggregator.finish())
-    if (op.test == o.test && op.op == o.op)
+    if (op.test == o.test && (op.op == o.op || unlabelled))
       for (const RunFigures& f : op.runs)
         if (f.has_tree) run = f;
   const double mib = 1024.0 * 1024.0;
   std::string label = o.test.empty() && o.op.empty() ? "" : fmt::format("{} {}: ", o.test, o.op);
   fmt::print(stderr,
              "account: {}{} process{}, wall {:.2f} s, cpu {:.2f} s, peak size {:.2f} MiB, "
-             "resident {:.2f} MiB, copied {:.1f} MiB, malloc {:.1f} MiB{}{}\n",
+             "resident {:.2f} MiB, copied {:.1f} MiB, malloc {:.1f} MiB{}{}{}\n",
              label, run.processes, run.processes == 1 ? "" : "es",
              double(r.end_ns - r.start_ns) / 1e9, run.cpu_s, double(run.size_bytes) / mib,
              double(run.resident_bytes) / mib, double(run.copied_bytes) / mib,
              double(run.malloc_bytes) / mib, r.aborted ? " (aborted: timeout)" : "",
+             r.interrupted ? fmt::format(" (interrupted: SIG{})", sigabbrev_np(r.interrupted)) : "",
              temporary ? "" : fmt::format(" -> {}", path));
+}
+
+// Every value is checked before any work starts (UsageError: one line, exit 1).
+void check_values(RunOptions& o, const po::variables_map& vm) {
+  if (o.command.empty())
+    throw UsageError{"run: no command given (account run [options] -- COMMAND...)"};
+  o.interval_ms = unsigned(count_option("run", "--interval", o.interval_text, 0, 1000, "ms"));
+  o.repeat = unsigned(count_option("run", "--repeat", o.repeat_text, 1, 1000000));
+  if (vm.count("timeout"))
+    o.timeout_s = seconds_option("run", "--timeout", o.timeout_text, 0.001, 1e6);
+  o.kill_after_s = seconds_option("run", "--kill-after", o.kill_after_text, 0, 3600);
+  if (vm.count("backtrace-min")) size_option("run", "--backtrace-min", o.backtrace_min);
+  if (vm.count("prepare") && o.prepare.empty())
+    throw UsageError{"run: --prepare needs a command for sh -c"};
+}
+
+// The default output: made before the command starts, removed however run ends.
+struct TemporaryOutput {
+  std::string path;
+  ~TemporaryOutput() {
+    if (!path.empty()) unlink(path.c_str());
+  }
+};
+
+std::string prepare_failure(const std::string& command, int status) {
+  std::string how = WIFSIGNALED(status)
+                        ? fmt::format("signal SIG{}", sigabbrev_np(WTERMSIG(status)))
+                        : fmt::format("exit {}", WEXITSTATUS(status));
+  return fmt::format("account: run: --prepare '{}' failed ({})\n", command, how);
 }
 
 }  // namespace
@@ -350,23 +450,18 @@ int command_run(const Args& args) {
     std::cout << desc;
     return 0;
   }
-  if (o.command.empty())
-    throw UsageError{"run: no command given (account run [options] -- COMMAND...)"};
-  if (o.interval_ms > 1000)
-    throw UsageError{fmt::format("run: --interval {} is not 0-1000 ms", o.interval_ms)};
-  if (o.repeat == 0) throw UsageError{"run: --repeat must be at least 1"};
-  uint64_t size;
-  if (!o.backtrace_min.empty() && !parse_size(o.backtrace_min.c_str(), &size))
-    throw UsageError{
-        fmt::format("run: --backtrace-min {} is not a size such as 64K or 10M", o.backtrace_min)};
+  check_values(o, vm);
 
   std::string error;
   std::string shim = find_shim(&error);
   if (shim.empty()) throw UsageError{error};
 
-  bool temporary = o.output.empty();
+  // From here on SIGINT, SIGTERM and SIGHUP are read in the poll loops, so no
+  // signal ends account run before it has cleaned up.
+  RunSignals signals;
+  TemporaryOutput temporary;
   std::string path;
-  if (temporary) {
+  if (o.output.empty()) {
     const char* tmp = getenv("TMPDIR");
     std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/account-run-XXXXXX.jsonl";
     int fd = mkstemps(tmpl.data(), 6);
@@ -374,11 +469,13 @@ int command_run(const Args& args) {
       throw UsageError{
           fmt::format("run: cannot create a temporary file: {}", std::strerror(errno))};
     close(fd);
-    path = tmpl;
+    path = temporary.path = tmpl;
+    if (std::string err = probe_record_file(path); !err.empty())
+      throw UsageError{fmt::format("run: cannot write the temporary file {}: {}", path, err)};
   } else {
     path = fs::absolute(o.output).string();
-    if (std::string err = check_record_file(path); !err.empty())
-      throw UsageError{fmt::format("run: cannot write {}: {}", path, err)};
+    if (std::string err = probe_record_file(path); !err.empty())
+      throw UsageError{fmt::format("run: cannot write -o {}: {}", o.output, err)};
   }
   std::streamoff from = 0;
   {
@@ -394,26 +491,43 @@ int command_run(const Args& args) {
   set_env("ACCOUNT_SAMPLE_MS", std::to_string(o.interval_ms));
   if (o.timeline) set_env("ACCOUNT_TIMELINE", "1");
   if (!o.backtrace_min.empty()) set_env("ACCOUNT_BACKTRACE_MIN", o.backtrace_min);
+  std::vector<std::string> prepare_env;
+  if (!o.prepare.empty()) prepare_env = unaccounted_environment(shim);
 
   // Orphans (daemons, the shim's samplers) come back to us, so the tree stays whole.
   prctl(PR_SET_CHILD_SUBREAPER, 1);
-  // Like system(): Ctrl-C and Ctrl-\ go to the command, and the run is still recorded.
-  signal(SIGINT, SIG_IGN);
-  signal(SIGQUIT, SIG_IGN);
 
   int exit_status = 0;
   for (unsigned run = 1; run <= o.repeat; ++run) {
-    RunResult r = run_once(o, path, run);
+    // A signal between repetitions (or during the summary) stops the loop here.
+    if (int sig = signals.take()) {
+      exit_status = 128 + sig;
+      break;
+    }
+    if (!o.prepare.empty()) {
+      PrepareResult p = run_prepare(o.prepare, prepare_env, signals, o.kill_after_s);
+      if (p.interrupted) {
+        exit_status = 128 + p.interrupted;
+        break;
+      }
+      if (p.status != 0) {
+        fmt::print(stderr, "{}", prepare_failure(o.prepare, p.status));
+        exit_status = kRunFailed;
+        break;
+      }
+    }
+    RunResult r = run_once(o, path, run, signals, !temporary.path.empty());
     // While daemons of the run live on, their sampler holds the tree record:
     // the summary reads the figures so far.
     if (!o.quiet && r.started)
-      print_summary(o, path, from, r, r.lingering ? tree_record(o, r, run) : "", temporary);
+      print_summary(o, path, from, r, r.lingering ? tree_record(o, r, run) : "",
+                    !temporary.path.empty());
     from = 0;
     if (struct stat st; stat(path.c_str(), &st) == 0) from = st.st_size;
     exit_status = WIFSIGNALED(r.status) ? 128 + WTERMSIG(r.status) : WEXITSTATUS(r.status);
-    if (r.aborted) break;
+    if (r.interrupted) exit_status = 128 + r.interrupted;
+    if (r.aborted || r.interrupted) break;
   }
-  if (temporary) unlink(path.c_str());
   return exit_status;
 }
 

@@ -8,6 +8,8 @@
 #include <optional>
 
 #include "commands.h"
+#include "option_values.h"
+#include "output_probe.h"
 #include "process_watch.h"
 #include "record_file.h"
 #include "tree_watch.h"
@@ -24,6 +26,8 @@ struct WatchOptions {
   unsigned interval_ms = 5;
   bool timeline = false;
   unsigned timeline_points = 2048;
+  // As typed: checked below, never wrapped by an unsigned parse.
+  std::string pid_text, interval_text, timeline_points_text;
   bool tree = false, root_only_end = false;
 };
 
@@ -59,17 +63,20 @@ int watch_whole_tree(const WatchOptions& o, const WatchRequest& one) {
   return 0;
 }
 
+// The kernel's largest pid (PID_MAX_LIMIT on 64-bit).
+constexpr uint64_t kPidMax = 4194304;
+
 }  // namespace
 
 int command_watch(const Args& args) {
   WatchOptions o;
   po::options_description desc("account watch --pid PID [options]");
-  desc.add_options()("help,h", "this help")("pid,p", po::value(&o.pid)->required(),
+  desc.add_options()("help,h", "this help")("pid,p", po::value(&o.pid_text)->required(),
                                             "the process to watch")(
       "output,o", po::value(&o.output), "append the record to FILE (default: standard output)")(
-      "interval", po::value(&o.interval_ms)->default_value(5), "sampling interval, 1-1000 ms")(
+      "interval", po::value(&o.interval_text)->default_value("5"), "sampling interval, 1-1000 ms")(
       "timeline", po::bool_switch(&o.timeline), "keep the sampled time series in the record")(
-      "timeline-points", po::value(&o.timeline_points)->default_value(2048),
+      "timeline-points", po::value(&o.timeline_points_text)->default_value("2048"),
       "points the timeline keeps (16-65536); the resolution halves when full")(
       "tree", po::bool_switch(&o.tree),
       "watch PID and every process it forks: a record each and one tree record")(
@@ -84,14 +91,14 @@ int command_watch(const Args& args) {
     return 0;
   }
   po::notify(vm);
-  if (o.interval_ms < 1 || o.interval_ms > 1000)
-    throw UsageError{fmt::format("watch: --interval {} is not 1-1000 ms", o.interval_ms)};
-  if (o.timeline_points < 16 || o.timeline_points > 65536)
-    throw UsageError{fmt::format("watch: --timeline-points {} is not 16-65536", o.timeline_points)};
+  o.pid = int(count_option("watch", "--pid", o.pid_text, 1, kPidMax));
+  o.interval_ms = unsigned(count_option("watch", "--interval", o.interval_text, 1, 1000, "ms"));
+  o.timeline_points =
+      unsigned(count_option("watch", "--timeline-points", o.timeline_points_text, 16, 65536));
 
   if (!o.output.empty()) {
-    if (std::string err = check_record_file(o.output); !err.empty())
-      throw UsageError{fmt::format("watch: cannot write {}: {}", o.output, err)};
+    if (std::string err = probe_record_file(o.output); !err.empty())
+      throw UsageError{fmt::format("watch: cannot write -o {}: {}", o.output, err)};
   }
   // Ctrl-C or a TERM ends the watch, not the watched process.
   sigset_t stop;

@@ -6,6 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 
+extern char** environ;
+
 namespace account {
 
 namespace {
@@ -18,7 +20,10 @@ uint64_t realtime_now() {
 
 }  // namespace
 
-Spawned spawn_command(const std::vector<std::string>& command) {
+Spawned spawn_command(const std::vector<std::string>& command, const ChildSignals& signals,
+                      char* const* envp) {
+  // Held in memory the child only reads (a register variable may be clobbered by vfork).
+  char* const* volatile env = envp ? envp : environ;
   std::vector<char*> argv;
   for (const std::string& a : command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -30,15 +35,16 @@ Spawned spawn_command(const std::vector<std::string>& command) {
   sigset_t all, saved;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &saved);  // no handler of ours may run in the child
+  const int* to_default = signals.to_default.data();
+  size_t n_default = signals.to_default.size();
   pid_t pid = vfork();
   if (pid == 0) {
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
-    sigaction(SIGINT, &dfl, nullptr);
-    sigaction(SIGQUIT, &dfl, nullptr);
-    sigprocmask(SIG_SETMASK, &saved, nullptr);
+    for (size_t i = 0; i < n_default; ++i) sigaction(to_default[i], &dfl, nullptr);
+    sigprocmask(SIG_SETMASK, &signals.mask, nullptr);
     exec_ns = realtime_now();
-    execvp(argv[0], argv.data());
+    execvpe(argv[0], argv.data(), env);
     exec_errno = errno;
     _exit(127);
   }

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "run_signals.h"
+
 namespace account {
 
 struct Spawned {
@@ -17,8 +19,10 @@ struct Spawned {
   uint64_t exec_ns = 0;  // CLOCK_REALTIME just before the exec
 };
 
-// Runs `command` (searched in PATH like execvp) with SIGINT and SIGQUIT at
-// their defaults, as a vfork child of this process.
-Spawned spawn_command(const std::vector<std::string>& command);
+// Runs `command` (searched in PATH like execvp) as a vfork child of this
+// process, with the signal mask and dispositions of `signals` and the
+// environment `envp` (nullptr: this process's).
+Spawned spawn_command(const std::vector<std::string>& command, const ChildSignals& signals,
+                      char* const* envp = nullptr);
 
 }  // namespace account

@@ -1,0 +1,64 @@
+#include "output_probe.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace account {
+
+namespace {
+// A record of a short-lived process is 1-2 KiB; the probe asks for as much.
+constexpr size_t kProbeBytes = 2048;
+
+std::string reason(int err) {
+  return err == ELOOP ? "it is a symbolic link (refused)" : std::strerror(err);
+}
+
+std::string probe_regular(int fd) {
+  // Bounded as the shim bounds its own wait: a lock held elsewhere for more
+  // than a second leaves the file unprobed rather than risk cutting a record.
+  int tries = 0;
+  while (flock(fd, LOCK_EX | LOCK_NB) != 0) {  // released by close()
+    if (errno != EWOULDBLOCK && errno != EINTR) return "";
+    if (++tries == 1000) return "";
+    usleep(1000);
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) return reason(errno);
+  std::string probe(kProbeBytes - 1, ' ');
+  probe.front() = '#';
+  probe.push_back('\n');
+  ssize_t n;
+  do n = write(fd, probe.data(), probe.size());
+  while (n < 0 && errno == EINTR);
+  int err = n < 0 ? errno : 0;
+  // Truncates away whatever was written, even a part of the probe.
+  if (n != 0 && ftruncate(fd, st.st_size) != 0 && err == 0) err = errno;
+  if (err != 0) return reason(err);
+  if (size_t(n) != probe.size()) return std::strerror(ENOSPC);
+  return "";
+}
+}  // namespace
+
+std::string probe_record_file(const std::string& path) {
+  constexpr int kFlags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW;
+  int fd = open(path.c_str(), kFlags, 0600);
+  if (fd < 0) return reason(errno);
+  std::string err;
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    err = reason(errno);
+  } else if (S_ISREG(st.st_mode)) {
+    err = probe_regular(fd);
+  } else if (S_ISCHR(st.st_mode)) {
+    if (write(fd, "", 0) < 0) err = reason(errno);
+  }
+  close(fd);
+  return err;
+}
+
+}  // namespace account
