@@ -29,13 +29,13 @@ RecordFile run(const std::vector<std::string>& command, const std::string& path,
 
 // The tree spans the exec, the loader and the exit around the process's own
 // record, which starts in the shim's constructor and ends at exit: 0.8-1.2 ms
-// on this machine (an exec alone takes 0.47 ms to reach main), where one tick is
-// 5 or 100 ms. The bound is half the shortest tick: a wall that waited for a
-// tick, or was rounded to one, is above it. The least of five runs is
-// compared: a tick in the wall would be in every run, while the machine's other
-// work only ever adds to a run.
-constexpr uint64_t kHalfTick = 2500 * 1000;
-void expect_tree_spans_process(const std::string& interval) {
+// on an idle machine, 2.3-3.2 ms on a slow one (an exec alone takes 0.47 ms to
+// reach main there). A wall that waited for the sampler's tick is a whole tick
+// longer every time (the bug this guards against: +5.2 ms at 5 ms, +80 ms for a
+// 20 ms sleep at 100 ms). So the bound is one tick at 5 ms, half a tick at
+// 100 ms. The least of five runs is compared: a tick in the wall would be in
+// every run, while the machine's other work only ever adds to a run.
+void expect_tree_spans_process(const std::string& interval, uint64_t bound) {
   std::vector<uint64_t> gaps;
   for (int i = 0; i < 5; ++i) {
     TempDir dir;
@@ -50,23 +50,25 @@ void expect_tree_spans_process(const std::string& interval) {
     EXPECT_GE(t.tree_end_ns, t.end_ns);
     gaps.push_back((t.end_ns - t.start_ns) - (p.end_ns - p.start_ns));
   }
-  EXPECT_LT(*std::min_element(gaps.begin(), gaps.end()), kHalfTick) << "interval " << interval;
+  EXPECT_LT(*std::min_element(gaps.begin(), gaps.end()), bound) << "interval " << interval;
 }
 
 TEST(RunWall, TreeSpanIsTheCommandsAtFiveMs) {
-  expect_tree_spans_process("5");
+  expect_tree_spans_process("5", 5 * kMs);
 }
 
 TEST(RunWall, TreeSpanIsTheCommandsAtHundredMs) {
-  expect_tree_spans_process("100");
+  expect_tree_spans_process("100", 50 * kMs);
 }
 
-// The same bound and the same least of five as above.
+// An exec chain's wall runs from the first image's start to the last one's
+// end; at 100 ms a tick would add tens of milliseconds (bound: half a tick).
 TEST(RunWall, ExecChainRunsFromTheFirstImageToTheLast) {
   std::vector<uint64_t> gaps;
   for (int i = 0; i < 5; ++i) {
     TempDir dir;
-    RecordFile f = run({"/bin/sh", "-c", "/bin/true; exec /bin/sleep 0.03"}, dir.file("r.jsonl"));
+    RecordFile f =
+        run({"/bin/sh", "-c", "/bin/true; exec /bin/sleep 0.03"}, dir.file("r.jsonl"), "100");
     ASSERT_EQ(f.trees.size(), 1u);
     ASSERT_EQ(f.processes.size(), 3u);  // sh (exec), true (exit), sleep (exit)
     uint64_t first_start = UINT64_MAX, last_end = 0;
@@ -79,7 +81,7 @@ TEST(RunWall, ExecChainRunsFromTheFirstImageToTheLast) {
     EXPECT_GE(t.end_ns, last_end);
     gaps.push_back((t.end_ns - t.start_ns) - (last_end - first_start));
   }
-  EXPECT_LT(*std::min_element(gaps.begin(), gaps.end()), kHalfTick);
+  EXPECT_LT(*std::min_element(gaps.begin(), gaps.end()), 50 * kMs);
 }
 
 TEST(RunWall, DaemonLifeIsInTreeEndNotInTheWall) {

@@ -1,4 +1,5 @@
 // account watch on a process started without the shim.
+#include <errno.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -163,11 +164,26 @@ TEST(Watch, ClassifiesASegfaultAsTheShimDoes) {
   expect_same_ending(11, false);
 }
 
+// A pid the kernel could hand out but that names no process now.
+pid_t free_pid() {
+  for (pid_t pid = 4194303; pid > 300; --pid)
+    if (kill(pid, 0) != 0 && errno == ESRCH) return pid;
+  return 0;
+}
+
 TEST(Watch, MissingProcessIsOneClearLine) {
+  pid_t pid = free_pid();
+  ASSERT_NE(pid, 0);
+  auto r = run_program({ACCOUNT_CLI_PATH, "watch", "--pid", std::to_string(pid)});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err.rfind(fmt::format("account: watch: no process {}", pid), 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
+}
+
+TEST(Watch, PidBeyondTheKernelsRangeIsAUsageError) {
   auto r = run_program({ACCOUNT_CLI_PATH, "watch", "--pid", "999999999"});
   EXPECT_EQ(r.status, 1);
-  EXPECT_EQ(r.err.rfind("account: watch: no process 999999999", 0), 0u) << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
+  EXPECT_EQ(r.err, "account: watch: --pid 999999999 is not 1-4194304\n");
 }
 
 }  // namespace
