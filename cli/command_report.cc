@@ -59,7 +59,8 @@ Args join_percentiles_key(const Args& args) {
 Format format_option(const std::string& name) {
   std::optional<Format> f = parse_format(name);
   if (!f)
-    throw UsageError{fmt::format("unknown format '{}': use table, csv, json or markdown", name)};
+    throw UsageError{
+        fmt::format("unknown format '{}': use table, csv, json, markdown or html", name)};
   return *f;
 }
 
@@ -71,7 +72,8 @@ int command_report(const Args& args) {
   // clang-format off
   d.add_options()
       ("help,h", "this help")
-      ("format,f", po::value(&format), "table (default), csv, json or markdown")
+      ("format,f", po::value(&format), "table (default), csv, json, markdown or html (a page "
+       "with charts; -o FILE or a redirect)")
       ("by", po::value(&by), "'process': one row per process image under each operation")
       ("percentiles", po::value(&percentiles)->implicit_value("wall"),
        "distribution over runs of KEY: wall (default), cpu, size, resident, copied, malloc")
@@ -127,6 +129,11 @@ int command_report(const Args& args) {
     if (!o.sort) throw UsageError{"report: --sort: " + unknown_metric(sort)};
     if (o.by_process || o.percentiles)
       throw UsageError{"report: --sort orders the operation table: not with --by or --percentiles"};
+  }
+  std::unique_ptr<Symbolizer> symbolizer;
+  if (o.format == Format::kHtml) {
+    symbolizer = make_addr2line_symbolizer();
+    o.symbolizer = symbolizer.get();
   }
   std::string out;
   int status = run_report(o, &out, [](const std::string& m) { fmt::print(stderr, "{}\n", m); });

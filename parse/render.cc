@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <boost/json.hpp>
 
+#include "html_report.h"
+
 namespace account {
 
 std::optional<Format> parse_format(std::string_view name) {
@@ -12,6 +14,7 @@ std::optional<Format> parse_format(std::string_view name) {
   if (name == "csv") return Format::kCsv;
   if (name == "json") return Format::kJson;
   if (name == "markdown" || name == "md") return Format::kMarkdown;
+  if (name == "html") return Format::kHtml;
   return std::nullopt;
 }
 
@@ -285,6 +288,8 @@ std::unique_ptr<Renderer> make_renderer(Format format) {
       return std::make_unique<JsonRenderer>();
     case Format::kMarkdown:
       return std::make_unique<MarkdownRenderer>();
+    case Format::kHtml:
+      return make_html_table_renderer();
     case Format::kTable:
       break;
   }

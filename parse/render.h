@@ -11,9 +11,9 @@
 
 namespace account {
 
-enum class Format { kTable, kCsv, kJson, kMarkdown };
+enum class Format { kTable, kCsv, kJson, kMarkdown, kHtml };
 
-/// "table", "csv", "json", "markdown"; nullopt for anything else.
+/// "table", "csv", "json", "markdown", "html"; nullopt for anything else.
 std::optional<Format> parse_format(std::string_view name);
 
 class Renderer {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "aggregate.h"
+#include "backtrace_symbolize.h"
 #include "render.h"
 #include "table.h"
 
@@ -85,6 +86,8 @@ struct ReportOptions {
   bool strict = false;
   bool include_failed = false;  ///< --include-failed
   std::optional<Metric> sort;   ///< --sort KEY (the operation table)
+  /// Names backtrace frames in the HTML report (nullptr: addresses only).
+  Symbolizer* symbolizer = nullptr;
 };
 
 /// Exit status (final_status): 0 every line read, 2 some lines skipped, 1 nothing

@@ -69,7 +69,7 @@ TEST(Cli, ExitStatuses) {
 TEST(Cli, UsageErrors) {
   Shell format = account("report --format xml ops.jsonl");
   EXPECT_EQ(format.status, 1);
-  EXPECT_EQ(format.err, "account: unknown format 'xml': use table, csv, json or markdown\n");
+  EXPECT_EQ(format.err, "account: unknown format 'xml': use table, csv, json, markdown or html\n");
   Shell key = account("report --percentiles=latency ops.jsonl");
   EXPECT_EQ(key.status, 1);
   EXPECT_EQ(key.err,
