@@ -18,9 +18,17 @@ constexpr Slot unclaimed_slot() {
 // constinit: a dynamic initializer would run after the first malloc.
 constinit Slot g_unclaimed_slot = unclaimed_slot();
 __thread Slot* tls_slot __attribute__((tls_model("initial-exec"))) = &g_unclaimed_slot;
+__thread uint32_t tls_libc_detour __attribute__((tls_model("initial-exec"))) = kLibcDetourUnowned;
 Region* g_region = nullptr;
 
 namespace {
+
+// The thread's slot, and whether libc's own copies may count in it directly.
+void set_tls_slot(Slot* s) {
+  tls_slot = s;
+  uint32_t bits = tls_libc_detour & ~kLibcDetourUnowned;
+  tls_libc_detour = s->shared ? bits | kLibcDetourUnowned : bits;
+}
 
 pthread_key_t g_release_key;
 bool g_release_key_ready = false;
@@ -70,7 +78,7 @@ void release_slot(void* arg) {
   Slot* s = static_cast<Slot*>(arg);
   publish_heap(s);
   // Later frees on this thread (other TSD destructors) go to the shared slot.
-  tls_slot = &g_region->slots[kSharedSlot];
+  set_tls_slot(&g_region->slots[kSharedSlot]);
   __atomic_store_n(&s->owned, 0, __ATOMIC_RELEASE);
 }
 
@@ -169,7 +177,7 @@ Slot* claim_slot() {
       break;
     }
   }
-  tls_slot = claimed;
+  set_tls_slot(claimed);
   if (claimed != &r->slots[kSharedSlot] && __atomic_load_n(&g_release_key_ready, __ATOMIC_ACQUIRE))
     pthread_setspecific(g_release_key, claimed);
   return claimed;
@@ -186,7 +194,8 @@ void reset_region_after_fork() {
   fresh->slots[1].owned = 1;
   fresh->slot_limit = 2;
   start_owned_slot(&fresh->slots[1]);
-  tls_slot = &fresh->slots[1];
+  set_tls_slot(&fresh->slots[1]);
+  tls_libc_detour = 0;  // the fork is over: libc's copies count in the child's own slot
   if (g_release_key_ready) pthread_setspecific(g_release_key, tls_slot);
   if (parent && parent != &g_private_region) unmap_image_region(parent);
 }
@@ -195,7 +204,7 @@ void detach_thread_from_region() {
   g_region = private_region();
   g_private_region.slots[1].owned = 1;
   start_owned_slot(&g_private_region.slots[1]);
-  tls_slot = &g_private_region.slots[1];
+  set_tls_slot(&g_private_region.slots[1]);
 }
 
 Totals sum_slots(const Region* region) {
@@ -211,10 +220,14 @@ Totals sum_slots(const Region* region) {
     t.copied_calls += load_relaxed(&s.copied_calls);
     t.copied_bytes += load_relaxed(&s.copied_bytes);
     t.realloc_copied_bytes += load_relaxed(&s.realloc_copied_bytes);
+    t.libc_copied_calls += load_relaxed(&s.libc_copied_calls);
+    t.libc_copied_bytes += load_relaxed(&s.libc_copied_bytes);
     int64_t p = load_relaxed(&s.heap_peak);
     if (p > peak) peak = p;
   }
   t.heap_peak_bytes = peak;
+  t.copied_calls += t.libc_copied_calls;
+  t.copied_bytes += t.libc_copied_bytes;
   return t;
 }
 

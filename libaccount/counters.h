@@ -19,6 +19,13 @@ extern Slot g_unclaimed_slot;
 extern __thread Slot* tls_slot __attribute__((tls_model("initial-exec")));
 extern Region* g_region;
 
+// What libc's own copies (libc_copies.h) must do on this thread besides being
+// counted in its owned slot: while any bit is set they take the slow path.
+constexpr uint32_t kLibcDetourUnowned = 1;    // no owned slot: unclaimed, or the shared slot
+constexpr uint32_t kLibcDetourAllocator = 2;  // inside realloc: its move is realloc_copied_bytes
+constexpr uint32_t kLibcDetourFork = 4;  // fork under way: the child's tls_slot is the parent's
+extern __thread uint32_t tls_libc_detour __attribute__((tls_model("initial-exec")));
+
 Slot* claim_slot();  // slow path: first call on a thread
 
 inline Slot* current_slot() {

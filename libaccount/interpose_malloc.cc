@@ -15,6 +15,7 @@
 
 #include "backtrace.h"
 #include "counters.h"
+#include "libc_copies.h"
 #include "next_allocator.h"
 #include "real_copy.h"
 #include "usable_size.h"
@@ -131,7 +132,13 @@ __attribute__((visibility("default"))) void* realloc(void* ptr, size_t size) {
   if (is_bootstrap_block(ptr)) return realloc_bootstrap_block(ptr, size);
   if (!next_allocator_ready()) return ptr ? nullptr : bootstrap_alloc(size, 16);
   int64_t old_usable = usable(ptr);
-  void* p = g_next.realloc(ptr, size);
+  void* p;
+  {
+    // glibc's realloc moves a block with memcpy through libc's own slot: that
+    // copy is realloc_copied_bytes below, not a libc copy too.
+    InsideAllocator inside;
+    p = g_next.realloc(ptr, size);
+  }
   // A NULL result: realloc(ptr, 0) freed ptr; any other failure left it alone.
   int64_t new_usable = p ? usable(p) : (size == 0 ? 0 : old_usable);
   uint64_t moved = 0;

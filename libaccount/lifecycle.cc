@@ -10,6 +10,7 @@
 #include "backtrace.h"
 #include "counters.h"
 #include "image_file.h"
+#include "libc_copies.h"
 #include "real_copy.h"
 #include "timeline_store.h"
 
@@ -60,6 +61,7 @@ void start_watching() {
 void after_fork_in_child() {
   SignalsHeld held;
   reset_region_after_fork();
+  g_region->libc_copies = libc_copies_state();
   restart_identity_after_fork();
   restart_backtraces_after_fork();
   start_watching();
@@ -76,10 +78,13 @@ __attribute__((constructor(101))) void start(int argc, char** argv, char**) {
   // Under account run (an image file) the run checked its output already.
   if (g_settings.has_output && !image_in_file()) check_output_writable(g_settings, g_identity.pid);
   on_exit(on_exit_handler, nullptr);
-  pthread_atfork(nullptr, nullptr, after_fork_in_child);
+  pthread_atfork(libc_copies_before_fork, libc_copies_after_fork_in_parent, after_fork_in_child);
   g_started = true;
   start_backtraces();  // before the sampler, which must inherit the shared groups
   start_watching();
+  // Last: the copies libc makes for the shim's own start are not counted, and
+  // the sampler started above runs on an unpatched libc.
+  if (g_settings.libc_copies) g_region->libc_copies = patch_libc_copies();
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "backtrace_store.h"
 #include "counters.h"
+#include "libc_copies.h"
 #include "next_allocator.h"
 #include "record_keys.h"
 #include "timeline_store.h"
@@ -138,6 +139,12 @@ void compose_record(TextBuffer& out, const RecordSource& src, const FinalFigures
   out.field(kReallocCopiedBytes, t.realloc_copied_bytes);
   out.field(kCopiedBytes, t.copied_bytes);
   out.field(kCopiedCalls, t.copied_calls);
+  if (uint32_t libc = load_relaxed(&region->libc_copies); libc == account::kLibcCopiesCounted) {
+    out.field(kLibcCopiedBytes, t.libc_copied_bytes);
+    out.field(kLibcCopiedCalls, t.libc_copied_calls);
+  } else if (libc == account::kLibcCopiesUnrecognised) {
+    out.key(keys::kLibcCopiesCounted), out.put("false");
+  }
   out.field(kHeapPeak, uint64_t(t.heap_peak_bytes > 0 ? t.heap_peak_bytes : 0));
   if (!src.malloc_interposed) out.key(kMallocInterposed), out.put("false");
   if (!src.counted) out.key(kCounted), out.put("false");

@@ -35,6 +35,10 @@ struct alignas(128) Slot {
   uint64_t copied_calls;
   uint64_t copied_bytes;
   uint64_t realloc_copied_bytes;
+  // Copies glibc makes inside itself (libc_copies.h), not in copied_*: the
+  // totals add the two.
+  uint64_t libc_copied_calls;
+  uint64_t libc_copied_bytes;
   // Net usable bytes allocated by this slot's threads and not yet published to
   // Region::heap_published (batched to keep the shared line cold), stored as
   // kHeapPublishBytes + pending: the bytes it may still shrink before it must be
@@ -81,6 +85,7 @@ struct Region {
   uint64_t backtrace_offset;
   uint32_t malloc_not_interposed;  // 1: another allocator precedes the shim
   uint32_t info_published;         // 1 once the image file holds the ImageInfo
+  uint32_t libc_copies;            // LibcCopies (libc_copies.h): how libc's own copies are counted
   Slot slots[kSlotCount];
 };
 
@@ -92,6 +97,8 @@ struct Totals {
   uint64_t copied_calls = 0;
   uint64_t copied_bytes = 0;
   uint64_t realloc_copied_bytes = 0;
+  uint64_t libc_copied_calls = 0;  // included in copied_calls
+  uint64_t libc_copied_bytes = 0;  // included in copied_bytes
   int64_t heap_peak_bytes = 0;
 };
 

@@ -96,6 +96,12 @@ void load_settings() {
   }
   if (const char* v = getenv("ACCOUNT_BACKTRACE_LOG"); v && *v)
     absolute_path(s.backtrace_log, sizeof s.backtrace_log, v);
+  if (const char* v = getenv("ACCOUNT_LIBC_COPIES"); v && *v) {
+    if (parse_flag(v, &flag))
+      s.libc_copies = flag;
+    else
+      warn("ACCOUNT_LIBC_COPIES=", v, " is not 0 or 1; using 1");
+  }
   if (const char* v = getenv("ACCOUNT_ARGV"); v && *v) {
     if (parse_flag(v, &flag))
       s.record_argv = flag;

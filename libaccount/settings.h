@@ -19,7 +19,8 @@ struct Settings {
   bool has_output = false;
   bool timeline = false;
   bool record_argv = true;
-  uint32_t sample_ms = 5;  // 0: no sampler
+  bool libc_copies = true;  // ACCOUNT_LIBC_COPIES: count the copies libc makes internally
+  uint32_t sample_ms = 5;   // 0: no sampler
   uint32_t timeline_points = 2048;
   uint32_t backtrace_depth = 32;
   uint64_t backtrace_min = 0;  // 0: off

@@ -77,6 +77,29 @@ long long value_after(const std::string& text, const std::string& key) {
   return std::stoll(text.substr(at + key.size() + 1));
 }
 
+long long record_field(const ShimRun& run, int64_t pid, const std::string& key) {
+  std::istringstream in(slurp(run.output));
+  const std::string id = "\"pid\":" + std::to_string(pid) + ",";
+  const std::string name = "\"" + key + "\":";
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(id) == std::string::npos) continue;
+    size_t at = line.find(name);
+    if (at == std::string::npos) return -1;
+    return std::stoll(line.substr(at + name.size()));
+  }
+  return -1;
+}
+
+uint64_t own_copied_bytes(const ShimRun& run, const ProcessRecord& r) {
+  long long libc = record_field(run, r.pid, "libc_copied_bytes");
+  return r.copied_bytes - uint64_t(libc > 0 ? libc : 0);
+}
+
+uint64_t own_copied_calls(const ShimRun& run, const ProcessRecord& r) {
+  long long libc = record_field(run, r.pid, "libc_copied_calls");
+  return r.copied_calls - uint64_t(libc > 0 ? libc : 0);
+}
+
 std::string dump(const ShimRun& run) {
   return "status " + std::to_string(run.result.status) + "\nstdout:\n" + run.result.out +
          "stderr:\n" + run.result.err + "records:\n" + slurp(run.output);

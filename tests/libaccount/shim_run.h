@@ -38,6 +38,16 @@ size_t line_count(const std::string& path);
 /// The integer after "key=" in text (the first occurrence), or -1.
 long long value_after(const std::string& text, const std::string& key);
 
+/// An integer key of the first record of `pid` in the run's record file, read
+/// from the raw line (for keys the record reader does not keep, such as
+/// libc_copied_bytes); -1 when the key or the record is absent.
+long long record_field(const ShimRun& run, int64_t pid, const std::string& key);
+
+/// The copies the program made through the exported interposers: copied_* minus
+/// the libc_copied_* part (the copies glibc makes inside itself).
+uint64_t own_copied_bytes(const ShimRun& run, const ProcessRecord& r);
+uint64_t own_copied_calls(const ShimRun& run, const ProcessRecord& r);
+
 /// Whole file contents ("" when missing).
 std::string slurp(const std::string& path);
 
