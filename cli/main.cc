@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "account_commit.h"
 #include "commands.h"
 
 namespace {
@@ -20,7 +21,8 @@ constexpr const char* kUsage =
     "  watch --pid PID               sample a running process until it ends\n"
     "  export --format FORMAT        chrome-trace, pprof, folded or openmetrics (docs/export.md)\n"
     "\n"
-    "`account COMMAND --help` describes each command's options.\n"
+    "`account COMMAND --help` describes each command's options; `account --version`\n"
+    "prints the version and the commit it was built from.\n"
     "Environment: ACCOUNT_LIB overrides where libaccount.so is found.\n";
 
 int dispatch(const account::Args& args) {
@@ -29,7 +31,7 @@ int dispatch(const account::Args& args) {
     return args.empty() ? 1 : 0;
   }
   if (args[0] == "--version") {
-    fmt::print("account {}\n", ACCOUNT_VERSION);
+    fmt::print("account {} ({})\n", ACCOUNT_VERSION, ACCOUNT_COMMIT);
     return 0;
   }
   account::Args rest(args.begin() + 1, args.end());

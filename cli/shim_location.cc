@@ -3,30 +3,45 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <filesystem>
+#include <algorithm>
 
 namespace account {
 
 namespace fs = std::filesystem;
 
-std::string find_shim(std::string* error) {
+std::vector<fs::path> shim_candidates(const fs::path& exe) {
+  const fs::path prefix = exe.parent_path().parent_path();
+  const fs::path relative[] = {
+      "libaccount",              // build tree
+      ACCOUNT_INSTALL_LIBDIR,    // the configured install prefix
+      "lib/" ACCOUNT_MULTIARCH,  // Debian's layout, as in the .deb
+      "lib",
+      "lib64",
+  };
+  std::vector<fs::path> out;
+  for (const fs::path& dir : relative) {
+    fs::path c = (prefix / dir / "libaccount.so").lexically_normal();
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  }
+  return out;
+}
+
+std::string find_shim_for(const fs::path& exe, std::string* error) {
   if (const char* env = getenv("ACCOUNT_LIB"); env && *env) {
     if (access(env, R_OK) == 0) return fs::absolute(env).string();
     *error = fmt::format("ACCOUNT_LIB={} is not a readable file", env);
     return "";
   }
   std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  fs::path bin = self.parent_path();
-  const fs::path candidates[] = {
-      bin / "../libaccount/libaccount.so",                  // build tree
-      bin / "../" ACCOUNT_INSTALL_LIBDIR "/libaccount.so",  // installed prefix
-      bin / "../lib/libaccount.so",
-  };
-  for (const fs::path& c : candidates)
+  for (const fs::path& c : shim_candidates(exe))
     if (fs::exists(c, ec)) return fs::weakly_canonical(c, ec).string();
-  *error = fmt::format("libaccount.so not found next to {} (set ACCOUNT_LIB)", self.string());
+  *error = fmt::format("libaccount.so not found next to {} (set ACCOUNT_LIB)", exe.string());
   return "";
+}
+
+std::string find_shim(std::string* error) {
+  std::error_code ec;
+  return find_shim_for(fs::read_symlink("/proc/self/exe", ec), error);
 }
 
 }  // namespace account

@@ -1,12 +1,24 @@
-/// Where libaccount.so is: $ACCOUNT_LIB, else next to the account binary in the
-/// build tree (../libaccount/) or in an installed prefix (../lib*/).
+/// Where libaccount.so is: $ACCOUNT_LIB, else relative to the account binary: the
+/// build tree (../libaccount/), the configured install libdir, the Debian
+/// multiarch libdir (../lib/x86_64-linux-gnu/, where the .deb puts it), ../lib/.
 #pragma once
 
+#include <filesystem>
 #include <string>
+#include <vector>
 
 namespace account {
 
-/// The absolute path of the shim, or "" with *error set.
+/// The paths tried for the shim when account is the executable `exe`, in order.
+/// For /usr/bin/account they include /usr/lib/<multiarch>/libaccount.so, so the
+/// packaged tool needs no variable.
+std::vector<std::filesystem::path> shim_candidates(const std::filesystem::path& exe);
+
+/// The absolute path of the shim for the executable `exe` (ACCOUNT_LIB first),
+/// or "" with *error set.
+std::string find_shim_for(const std::filesystem::path& exe, std::string* error);
+
+/// find_shim_for(the running executable).
 std::string find_shim(std::string* error);
 
 }  // namespace account

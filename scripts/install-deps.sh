@@ -17,6 +17,10 @@ packages=(
   libjemalloc-dev libtcmalloc-minimal4
   # account export: pprof protobufs from upstream profile.proto, gzip, promtool for OpenMetrics.
   libprotobuf-dev protobuf-compiler golang-github-google-pprof-dev zlib1g-dev prometheus
+  # Packaging: man pages from --help, the .deb's Depends, its completion test.
+  help2man dpkg-dev file bash-completion
+  # account report --format html is checked in a real browser, with the system's fonts.
+  chromium fonts-dejavu-core
 )
 
 missing=()

@@ -25,8 +25,9 @@ find_git() {
   GIT=$found
 }
 
-# find_account [PATH]: sets ACCOUNT from PATH, $ACCOUNT, the build directories next
-# to this checkout, or PATH; dies with a clear message otherwise.
+# find_account [PATH]: sets ACCOUNT from PATH, $ACCOUNT, the installed prefix
+# (PREFIX/bin/account when this is PREFIX/share/account/perf-tests), the build
+# directories next to this checkout, or PATH; dies with a clear message otherwise.
 find_account() {
   local want=${1:-${ACCOUNT:-}} top c
   if [ -n "$want" ]; then
@@ -34,6 +35,11 @@ find_account() {
     ACCOUNT=$(cd "$(dirname "$want")" && pwd)/$(basename "$want")
     return
   fi
+  case $LIB_DIR in
+    */share/account/perf-tests/lib)
+      c=${LIB_DIR%/share/account/perf-tests/lib}/bin/account
+      if [ -x "$c" ]; then ACCOUNT=$c; return; fi ;;
+  esac
   top=$(cd "$LIB_DIR/../.." && pwd)
   for c in "$top"/build/cli/account "$top"/build-*/cli/account; do
     if [ -x "$c" ]; then ACCOUNT=$c; return; fi
