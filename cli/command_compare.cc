@@ -16,7 +16,7 @@ namespace po = boost::program_options;
 
 int command_compare(const Args& args) {
   CompareOptions o;
-  std::string format = "table", names, columns;
+  std::string format = "table", names, columns, fail_on;
   po::options_description d("account compare A.jsonl B.jsonl [MORE.jsonl...] [options]");
   // clang-format off
   d.add_options()
@@ -26,6 +26,10 @@ int command_compare(const Args& args) {
       ("columns", po::value(&columns),
        "more columns, a comma list of +NAME: +anon (peak anonymous resident), +heap (largest "
        "process heap peak), +exit (how the runs ended)")
+      ("fail-on", po::value(&fail_on),
+       "METRIC=PCT,...: exit with status 3 when a later file is significantly worse than the "
+       "first by more than PCT percent in METRIC (wall, cpu, size, resident, anon, heap, copied, "
+       "malloc), e.g. cpu=5%,resident=2%,malloc=0.5%")
       ("include-failed", po::bool_switch(&o.include_failed),
        "count failed runs (exit status not 0, a signal, --timeout, interrupted) in the figures")
       ("strict", po::bool_switch(&o.strict), "stop at the first bad line (exit status 1)");
@@ -34,9 +38,13 @@ int command_compare(const Args& args) {
   if (vm.count("help")) {
     std::cout << d
               << "\nFor every (test, operation) in any file: one row per file, then the change of"
-                 "\neach later file against the first in percent (N/A where the first is 0)."
-                 "\nFailed runs are left out (exit status 4; --include-failed); no change is"
-                 "\ncomputed where a side has no successful run.\n";
+                 "\neach later file against the first: the change of the medians in percent (N/A"
+                 "\nwhere the first is 0), marked * beyond noise or ~ within noise, and under it"
+                 "\nthe 95% interval of the change (Hodges-Lehmann; \"exact\" where no run varies)."
+                 "\nA verdict needs 4 runs a side (fewer: the Note says so). Failed runs are left"
+                 "\nout (exit status 4; --include-failed); no change is computed where a side has"
+                 "\nno successful run. Exit status: 0, 1 (bad usage or input), 2 (lines skipped),"
+                 "\n3 (--fail-on: a regression over its limit), 4 (failed runs seen).\n";
     return 0;
   }
   o.format = format_option(format);
@@ -45,6 +53,12 @@ int command_compare(const Args& args) {
     std::optional<ExtraColumns> extra = parse_columns(columns, &error);
     if (!extra) throw UsageError{"compare: " + error};
     o.columns = *extra;
+  }
+  if (vm.count("fail-on")) {
+    std::string error;
+    std::optional<std::vector<Gate>> gates = parse_gates(fail_on, &error);
+    if (!gates) throw UsageError{"compare: " + error};
+    o.fail_on = *gates;
   }
   if (o.files.size() < 2)
     throw UsageError{"compare: needs at least two record files (try account compare --help)"};

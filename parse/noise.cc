@@ -54,6 +54,8 @@ const char* verdict_name(Verdict v) {
       return "better";
     case Verdict::kNoise:
       return "~";
+    case Verdict::kSame:
+      return "same";
     case Verdict::kTooFewRuns:
       return "too few runs";
   }
@@ -122,7 +124,7 @@ ChangeEstimate estimate_change(const std::vector<double>& a, const std::vector<d
     e.method = "exact";
     e.shift = e.low = e.high = b.front() - a.front();
     e.p_value = e.shift == 0 ? 1 : 0;
-    e.verdict = e.shift > 0 ? Verdict::kWorse : e.shift < 0 ? Verdict::kBetter : Verdict::kNoise;
+    e.verdict = e.shift > 0 ? Verdict::kWorse : e.shift < 0 ? Verdict::kBetter : Verdict::kSame;
     return e;
   }
   e.method = "hodges-lehmann";

@@ -13,10 +13,11 @@ enum class Verdict {
   kWorse,      ///< B is larger, beyond noise (every figure in the table: larger is worse)
   kBetter,     ///< B is smaller, beyond noise
   kNoise,      ///< the interval contains no change: "~"
+  kSame,       ///< compared exactly and equal in every run: "same"
   kTooFewRuns  ///< not enough runs on a side for the confidence asked
 };
 
-/// "worse", "better", "~", "too few runs".
+/// "worse", "better", "~", "same", "too few runs".
 const char* verdict_name(Verdict v);
 
 struct ChangeEstimate {

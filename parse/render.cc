@@ -18,7 +18,14 @@ std::optional<Format> parse_format(std::string_view name) {
   return std::nullopt;
 }
 
-std::string display_text(const Cell& cell, const Column& column) {
+std::string percent_text(double pct) {
+  std::string s = fmt::format("{:+.1f}%", pct);
+  return s == "+0.0%" || s == "-0.0%" ? "0.0%" : s;
+}
+
+namespace {
+
+std::string cell_text(const Cell& cell, const Column& column) {
   switch (cell.kind) {
     case Cell::Kind::kEmpty:
       return {};
@@ -28,14 +35,18 @@ std::string display_text(const Cell& cell, const Column& column) {
       return fmt::format("{:.{}f}", cell.number, column.decimals);
     case Cell::Kind::kInteger:
       return fmt::format("{}", cell.integer);
-    case Cell::Kind::kPercent: {
-      std::string s = fmt::format("{:+.1f}%", cell.number);
-      return s == "+0.0%" || s == "-0.0%" ? "0.0%" : s;
-    }
+    case Cell::Kind::kPercent:
+      return percent_text(cell.number);
     case Cell::Kind::kNotApplicable:
       return "N/A";
   }
   return {};
+}
+
+}  // namespace
+
+std::string display_text(const Cell& cell, const Column& column) {
+  return cell_text(cell, column) + cell.mark;
 }
 
 std::vector<size_t> visible_columns(const Table& t) {
@@ -219,6 +230,7 @@ class CsvRenderer : public Renderer {
     }
     out += '\n';
     for (const Row& r : t.rows) {
+      if (!r.machine) continue;
       for (size_t i = 0; i < cols.size(); ++i) {
         if (i) out += ',';
         out += machine_value(r.cells[cols[i]], csv_field, "");
@@ -232,17 +244,20 @@ class CsvRenderer : public Renderer {
 class JsonRenderer : public Renderer {
  public:
   std::string render(const Table& t) const override {
-    if (t.rows.empty()) return "[]\n";
+    std::vector<const Row*> rows;
+    for (const Row& r : t.rows)
+      if (r.machine) rows.push_back(&r);
+    if (rows.empty()) return "[]\n";
     std::vector<size_t> cols = machine_columns(t);
     std::string out = "[\n";
-    for (size_t i = 0; i < t.rows.size(); ++i) {
+    for (size_t i = 0; i < rows.size(); ++i) {
       out += "  {";
       for (size_t k = 0; k < cols.size(); ++k) {
         if (k) out += ", ";
         out += json_string(t.columns[cols[k]].key) + ": ";
-        out += machine_value(t.rows[i].cells[cols[k]], json_string, "null");
+        out += machine_value(rows[i]->cells[cols[k]], json_string, "null");
       }
-      out += i + 1 < t.rows.size() ? "},\n" : "}\n";
+      out += i + 1 < rows.size() ? "},\n" : "}\n";
     }
     return out + "]\n";
   }
@@ -271,7 +286,7 @@ class MarkdownRenderer : public Renderer {
     for (const Row& r : t.rows) {
       std::string line = "|";
       for (size_t c : cols)
-        line += " " + markdown_cell(display_text(r.cells[c], t.columns[c])) + " |";
+        line += " " + markdown_cell(rstrip(display_text(r.cells[c], t.columns[c]))) + " |";
       out += line + '\n';
     }
     return out + notes_text(t);

@@ -28,7 +28,11 @@ std::unique_ptr<Renderer> make_renderer(Format format);
 /// The columns the text table, Markdown and HTML show, in order.
 std::vector<size_t> visible_columns(const Table& table);
 
-/// The text of one cell as the table and Markdown show it.
+/// The text of one cell as the table and Markdown show it (its mark included).
 std::string display_text(const Cell& cell, const Column& column);
+
+/// A change in percent as the tables print it: "+12.3%", "-0.4%", "0.0%" for
+/// no change at this precision.
+std::string percent_text(double pct);
 
 }  // namespace account

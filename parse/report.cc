@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "bad_lines.h"
+#include "compare_change.h"
 #include "html_report.h"
 #include "reader.h"
 
@@ -17,10 +18,6 @@ namespace account {
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
-
-double mib(uint64_t bytes) {
-  return double(bytes) / kMiB;
-}
 
 Column text_column(std::string key, std::string heading, std::string markdown, size_t sep = 2) {
   Column c;
@@ -81,18 +78,22 @@ size_t add_figure_columns(Table& t, const ExtraColumns& extra) {
   return first;
 }
 
+// The metrics of the figure columns, in their order.
+std::vector<Metric> figure_metrics(const ExtraColumns& extra) {
+  std::vector<Metric> out = {Metric::kCpu, Metric::kSize, Metric::kResident};
+  if (extra.anon) out.push_back(Metric::kAnon);
+  if (extra.heap) out.push_back(Metric::kHeap);
+  out.push_back(Metric::kCopied);
+  out.push_back(Metric::kMalloc);
+  return out;
+}
+
 size_t figure_count(const ExtraColumns& extra) {
-  return 5 + size_t(extra.anon) + size_t(extra.heap);
+  return figure_metrics(extra).size();
 }
 
 void add_figures(Row& r, const RunFigures& f, const ExtraColumns& extra) {
-  r.cells.push_back(Cell::of_number(f.cpu_s));
-  r.cells.push_back(Cell::of_number(mib(f.size_bytes)));
-  r.cells.push_back(Cell::of_number(mib(f.resident_bytes)));
-  if (extra.anon) r.cells.push_back(Cell::of_number(mib(f.anon_bytes)));
-  if (extra.heap) r.cells.push_back(Cell::of_number(mib(f.heap_bytes)));
-  r.cells.push_back(Cell::of_number(mib(f.copied_bytes)));
-  r.cells.push_back(Cell::of_number(mib(f.malloc_bytes)));
+  for (Metric m : figure_metrics(extra)) r.cells.push_back(Cell::of_number(metric_of(f, m)));
 }
 
 // Where no run is counted (every run failed) the figures are blank, not zero.
@@ -149,48 +150,6 @@ bool any_repeated(const std::vector<Operation>& ops) {
   return std::any_of(ops.begin(), ops.end(), [](const Operation& o) { return o.runs.size() > 1; });
 }
 
-double metric_of(const RunFigures& r, Metric m) {
-  switch (m) {
-    case Metric::kWall:
-      return r.wall_s;
-    case Metric::kCpu:
-      return r.cpu_s;
-    case Metric::kSize:
-      return mib(r.size_bytes);
-    case Metric::kResident:
-      return mib(r.resident_bytes);
-    case Metric::kCopied:
-      return mib(r.copied_bytes);
-    case Metric::kMalloc:
-      return mib(r.malloc_bytes);
-  }
-  return 0;
-}
-
-struct MetricInfo {
-  const char* key;
-  const char* heading;
-  int decimals;
-};
-
-MetricInfo info_of(Metric m) {
-  switch (m) {
-    case Metric::kWall:
-      return {"wall_s", "Wall time (s)", 3};
-    case Metric::kCpu:
-      return {"cpu_s", "CPU (s)", 3};
-    case Metric::kSize:
-      return {"size_mib", "Maximum size (MiB)", 2};
-    case Metric::kResident:
-      return {"resident_mib", "Maximum resident (MiB)", 2};
-    case Metric::kCopied:
-      return {"copied_mib", "Copied (MiB)", 1};
-    case Metric::kMalloc:
-      return {"malloc_mib", "Malloc (MiB)", 1};
-  }
-  return {"", "", 0};
-}
-
 }  // namespace
 
 std::optional<ExtraColumns> parse_columns(std::string_view spec, std::string* error) {
@@ -223,21 +182,6 @@ std::optional<ExtraColumns> parse_columns(std::string_view spec, std::string* er
     at = comma + 1;
   }
   return out;
-}
-
-std::optional<Metric> parse_metric(std::string_view name) {
-  if (name == "wall") return Metric::kWall;
-  if (name == "cpu") return Metric::kCpu;
-  if (name == "size") return Metric::kSize;
-  if (name == "resident") return Metric::kResident;
-  if (name == "copied") return Metric::kCopied;
-  if (name == "malloc") return Metric::kMalloc;
-  return std::nullopt;
-}
-
-std::string unknown_metric(std::string_view name) {
-  return fmt::format("unknown metric '{}' (known: wall, cpu, size, resident, copied, malloc)",
-                     name);
 }
 
 int final_status(int read_status, bool failed_runs_seen) {
@@ -402,9 +346,70 @@ Table percentile_table(const std::vector<Operation>& ops, Metric metric, bool in
   return t;
 }
 
+namespace {
+
+// "+2.1..+9.4": an interval in percent, as short as its size allows.
+std::string interval_text(const MetricChange& c) {
+  if (c.estimate.method == "exact") return "exact";
+  if (!c.low_pct || !c.high_pct) return "N/A";
+  auto bound = [](double v) {
+    std::string s = std::abs(v) < 10 ? fmt::format("{:+.1f}", v) : fmt::format("{:+.0f}", v);
+    return s == "-0.0" || s == "+0.0" ? std::string("0.0") : s;
+  };
+  return bound(*c.low_pct) + ".." + bound(*c.high_pct);
+}
+
+// A change's mark; a space where there is none, so the changes of a row line up.
+const char* mark_of(Verdict v) {
+  switch (v) {
+    case Verdict::kWorse:
+    case Verdict::kBetter:
+      return "*";
+    case Verdict::kNoise:
+      return "~";
+    default:
+      return " ";
+  }
+}
+
+std::string operation_name(const std::string& test, const std::string& op) {
+  return test.empty() ? op : test + "/" + op;
+}
+
+// The Note of a change row without a verdict (`where`: " where runs vary"
+// when exact figures still have one).
+std::string too_few_runs(size_t a, size_t b, size_t need, const char* where = "") {
+  return fmt::format("no verdict{}: {} and {} runs ({} a side needed)", where, a, b, need);
+}
+
+// The machine-only fields of each figure's change: interval, verdict, method.
+void add_change_columns(Table& t, const std::vector<Metric>& metrics) {
+  for (Metric m : metrics) {
+    std::string key = info_of(m).key;
+    for (const char* suffix : {"_low_pct", "_high_pct"}) {
+      Column c = data_column(key + suffix);
+      c.machine_last = true;
+      t.columns.push_back(c);
+    }
+    for (const char* suffix : {"_verdict", "_method"}) {
+      Column c = text_column(key + suffix, "", "");
+      c.in_table = false;
+      c.machine_last = true;
+      t.columns.push_back(c);
+    }
+  }
+}
+
+Cell optional_number(std::optional<double> v) {
+  return v ? Cell::of_number(*v) : Cell::empty();
+}
+
+}  // namespace
+
 Table compare_table(const std::vector<std::string>& names,
                     const std::vector<std::vector<Operation>>& inputs, const ExtraColumns& extra,
-                    bool include_failed, std::vector<std::string>* refusals) {
+                    bool include_failed, const std::vector<Gate>& gates,
+                    CompareFindings* findings) {
   // The union of operations: tests in order of first appearance (first input
   // first), each test's operations likewise.
   std::vector<std::string> tests;
@@ -428,6 +433,7 @@ Table compare_table(const std::vector<std::string>& names,
     failed = failed || any_failed(input);
   }
   bool exit = exit_columns_shown(extra, failed);
+  std::vector<Metric> metrics = figure_metrics(extra);
 
   Table t;
   add_label_columns(t);
@@ -441,7 +447,13 @@ Table compare_table(const std::vector<std::string>& names,
   Column note = text_column("note", "Note", "Note");
   note.hide_when_empty = true;
   t.columns.push_back(note);
+  add_change_columns(t, metrics);
+  const size_t change_fields = metrics.size() * 4;
+  bool any_change = false, any_verdict = false;
 
+  auto finish_row = [&](Row& r, const std::string& note_text) {
+    r.cells.push_back(note_text.empty() ? Cell::empty() : Cell::of_text(note_text));
+  };
   for (const std::string& test : tests) {
     for (const std::string& op : ops_of_test[test]) {
       const auto& slots = found[{test, op}];
@@ -456,72 +468,140 @@ Table compare_table(const std::vector<std::string>& names,
           if (!slots[i]) missing += (missing.empty() ? "" : ", ") + names[i];
         marking = "not in " + missing;
       }
-      std::vector<RunFigures> medians(slots.size());
-      std::vector<size_t> counted_of(slots.size());
+      std::vector<std::vector<RunFigures>> counted(slots.size());
       for (size_t i = 0; i < slots.size(); ++i) {
         if (!slots[i]) continue;
-        std::vector<RunFigures> runs = counted_runs(*slots[i], include_failed);
-        counted_of[i] = runs.size();
-        medians[i] = median_of_runs(runs);
+        counted[i] = counted_runs(*slots[i], include_failed);
         Row r;
         r.group = test;
         r.cells.push_back(Cell::of_text(test));
         r.cells.push_back(Cell::of_text(op));
         r.cells.push_back(Cell::of_text(names[i]));
         r.cells.push_back(Cell::of_text("value"));
-        if (runs.empty())
+        if (counted[i].empty())
           add_blank_figures(r, extra);
         else
-          add_figures(r, medians[i], extra);
-        r.cells.push_back(Cell::of_integer(int64_t(runs.size())));
+          add_figures(r, median_of_runs(counted[i]), extra);
+        r.cells.push_back(Cell::of_integer(int64_t(counted[i].size())));
         if (exit) add_exit_cells(r, *slots[i]);
-        r.cells.push_back(marking.empty() ? Cell::empty() : Cell::of_text(marking));
+        finish_row(r, marking);
+        r.cells.insert(r.cells.end(), change_fields, Cell::empty());
         t.rows.push_back(std::move(r));
       }
       if (!slots[0]) continue;
       for (size_t i = 1; i < slots.size(); ++i) {
         if (!slots[i]) continue;
+        std::string pair = fmt::format("{} vs {}", names[i], names[0]);
         Row r;
         r.group = test;
         r.cells.push_back(Cell::of_text(test));
         r.cells.push_back(Cell::of_text(op));
-        r.cells.push_back(Cell::of_text(fmt::format("{} vs {}", names[i], names[0])));
+        r.cells.push_back(Cell::of_text(pair));
         r.cells.push_back(Cell::of_text("change_pct"));
-        if (counted_of[0] == 0 || counted_of[i] == 0) {
+        if (counted[0].empty() || counted[i].empty()) {
           // No successful run on a side: a change would compare failures.
-          std::string sides = counted_of[0] == 0 && counted_of[i] == 0
+          std::string sides = counted[0].empty() && counted[i].empty()
                                   ? names[0] + " and " + names[i]
-                                  : names[counted_of[0] == 0 ? 0 : i];
+                                  : names[counted[0].empty() ? 0 : i];
           std::string why = "no change: no successful run in " + sides;
           add_blank_figures(r, extra);
           r.cells.push_back(Cell::empty());
           if (exit) r.cells.insert(r.cells.end(), 2, Cell::empty());
-          r.cells.push_back(Cell::of_text(marking.empty() ? why : marking + "; " + why));
-          if (refusals)
-            refusals->push_back(
-                fmt::format("account: compare: {}{}{}: {} (--include-failed counts failed runs)",
-                            test, test.empty() ? "" : "/", op, why));
+          finish_row(r, marking.empty() ? why : marking + "; " + why);
+          r.cells.insert(r.cells.end(), change_fields, Cell::empty());
+          if (findings)
+            findings->refusals.push_back(
+                fmt::format("account: compare: {}: {} (--include-failed counts failed runs)",
+                            operation_name(test, op), why));
           t.rows.push_back(std::move(r));
           continue;
         }
-        Row a, b;
-        add_figures(a, medians[0], extra);
-        add_figures(b, medians[i], extra);
-        for (size_t c = 0; c < a.cells.size(); ++c) {
-          double base = a.cells[c].number, v = b.cells[c].number;
-          if (base == 0)
-            r.cells.push_back(v == 0 ? Cell::of_percent(0) : Cell::not_applicable());
-          else
-            r.cells.push_back(Cell::of_percent((v - base) / base * 100.0));
+        any_change = true;
+        std::vector<MetricChange> changes;
+        for (Metric m : metrics) changes.push_back(metric_change(counted[0], counted[i], m));
+        size_t without = size_t(std::count_if(changes.begin(), changes.end(), [](auto& c) {
+          return c.estimate.verdict == Verdict::kTooFewRuns;
+        }));
+        bool verdict = without < changes.size();
+        Row interval;
+        interval.group = test;
+        interval.machine = false;
+        interval.cells.resize(t.columns.size());
+        interval.cells[2] =
+            Cell::of_text(fmt::format("  {:.0f}% interval", kCompareConfidence * 100));
+        for (const MetricChange& c : changes) {
+          Cell cell = c.change_pct ? Cell::of_percent(*c.change_pct) : Cell::not_applicable();
+          if (verdict) cell.mark = mark_of(c.estimate.verdict);
+          r.cells.push_back(cell);
+          if (c.estimate.verdict != Verdict::kTooFewRuns)
+            interval.cells[r.cells.size() - 1] = Cell::of_text(interval_text(c));
         }
         r.cells.push_back(Cell::empty());
         if (exit) r.cells.insert(r.cells.end(), 2, Cell::empty());
-        r.cells.push_back(marking.empty() ? Cell::empty() : Cell::of_text(marking));
+        std::string note_text = marking;
+        if (without > 0) {
+          const ChangeEstimate& e = changes.front().estimate;
+          std::string few = too_few_runs(counted[0].size(), counted[i].size(), e.min_runs_per_side,
+                                         verdict ? " where runs vary" : "");
+          note_text = note_text.empty() ? few : note_text + "; " + few;
+        }
+        finish_row(r, note_text);
+        for (const MetricChange& c : changes) {
+          bool has = c.estimate.verdict != Verdict::kTooFewRuns;
+          r.cells.push_back(has ? optional_number(c.low_pct) : Cell::empty());
+          r.cells.push_back(has ? optional_number(c.high_pct) : Cell::empty());
+          r.cells.push_back(Cell::of_text(verdict_name(c.estimate.verdict)));
+          r.cells.push_back(has ? Cell::of_text(c.estimate.method) : Cell::empty());
+        }
         t.rows.push_back(std::move(r));
+        if (verdict) {
+          any_verdict = true;
+          t.rows.push_back(std::move(interval));
+        }
+
+        // The gate: every metric asked for, in the table or not (wall).
+        if (!findings) continue;
+        for (const Gate& g : gates) {
+          auto in_table = std::find_if(changes.begin(), changes.end(),
+                                       [&](const MetricChange& c) { return c.metric == g.metric; });
+          MetricChange c = in_table != changes.end()
+                               ? *in_table
+                               : metric_change(counted[0], counted[i], g.metric);
+          std::string where =
+              fmt::format("{}: {}: {}", operation_name(test, op), pair, metric_name(g.metric));
+          if (c.estimate.verdict == Verdict::kTooFewRuns) {
+            findings->ungated.push_back(fmt::format(
+                "account: compare: --fail-on: {}: not gated, {}", where,
+                too_few_runs(counted[0].size(), counted[i].size(), c.estimate.min_runs_per_side)));
+          } else if (fails(c, g)) {
+            std::string interval_part =
+                c.estimate.method == "exact"
+                    ? std::string("exact: in every run")
+                    : fmt::format("{:.0f}% interval {}", kCompareConfidence * 100,
+                                  c.low_pct && c.high_pct ? percent_text(*c.low_pct) + " to " +
+                                                                percent_text(*c.high_pct)
+                                                          : std::string("N/A"));
+            findings->failures.push_back(
+                fmt::format("account: compare: regression: {} {} ({}), over the {}% limit", where,
+                            c.change_pct ? percent_text(*c.change_pct) : std::string("from 0"),
+                            interval_part, fmt::format("{:g}", g.threshold_pct)));
+          }
+        }
       }
     }
   }
   if (failed) add_failed_note(t, include_failed);
+  if (any_verdict)
+    t.notes.push_back(fmt::format(
+        "Change: of the medians; * beyond noise (the {:.0f}% interval below it excludes no "
+        "change), ~ within noise. Interval: Hodges-Lehmann, from the Mann-Whitney test; "
+        "\"exact\" where no run of either build varies.",
+        kCompareConfidence * 100));
+  else if (any_change)
+    t.notes.push_back(
+        fmt::format("Change: of the medians, without a verdict on noise: that needs {} runs a side "
+                    "(--repeat, perf-tests' --rounds).",
+                    estimate_change({}, {}, kCompareConfidence).min_runs_per_side));
   return t;
 }
 
@@ -662,10 +742,14 @@ int run_compare(const CompareOptions& options, std::string* out, const MessageSi
   std::vector<std::vector<Operation>*> all;
   for (auto& o : ops) all.push_back(&o);
   note_unlabelled(all, err);
-  std::vector<std::string> refusals;
-  Table table = compare_table(names, ops, options.columns, options.include_failed, &refusals);
-  for (const std::string& r : refusals) err(r);
+  CompareFindings findings;
+  Table table = compare_table(names, ops, options.columns, options.include_failed, options.fail_on,
+                              &findings);
+  for (const std::string& r : findings.refusals) err(r);
+  for (const std::string& r : findings.ungated) err(r);
+  for (const std::string& r : findings.failures) err(r);
   *out = make_renderer(options.format)->render(table);
+  if (!findings.failures.empty() && status != 1) return kStatusGateFailed;
   return final_status(status, failed);
 }
 

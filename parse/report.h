@@ -10,23 +10,18 @@
 
 #include "aggregate.h"
 #include "backtrace_symbolize.h"
+#include "compare_change.h"
+#include "metric.h"
 #include "render.h"
 #include "table.h"
 
 namespace account {
 
-/// A per-run figure that `--percentiles` can show the distribution of.
-enum class Metric { kWall, kCpu, kSize, kResident, kCopied, kMalloc };
-
-/// "wall", "cpu", "size", "resident", "copied", "malloc"; nullopt otherwise.
-std::optional<Metric> parse_metric(std::string_view name);
-/// "unknown metric 'NAME' (known: wall, cpu, size, resident, copied, malloc)".
-std::string unknown_metric(std::string_view name);
-
 /// Exit statuses of report and compare. When several apply the highest in
 /// this order wins: 1 (bad usage, unreadable input) > 3 (a gate, reserved for
 /// compare --fail-on) > 2 (some lines skipped) > 4 (failed runs were seen) > 0.
 constexpr int kStatusLinesSkipped = 2;
+constexpr int kStatusGateFailed = 3;
 constexpr int kStatusFailedRuns = 4;
 /// The status of a report or compare whose reading came to `read_status`.
 int final_status(int read_status, bool failed_runs_seen);
@@ -58,14 +53,22 @@ Table process_table(const std::vector<Operation>& ops, const ExtraColumns& extra
 /// operation's runs (linear interpolation between closest ranks).
 Table percentile_table(const std::vector<Operation>& ops, Metric metric,
                        bool include_failed = false);
-/// For each operation in any input: a row per input that has it, then the change
-/// of each later input against the first, in percent. No change is computed
-/// where a side has no counted run: the row says why, and so does one line per
-/// such row in *refusals (when not null).
+/// What compare found besides the table: one line each (without newline).
+struct CompareFindings {
+  std::vector<std::string> refusals;  ///< no change computed: a side has no counted run
+  std::vector<std::string> ungated;   ///< a gate not applied: too few runs for a verdict
+  std::vector<std::string> failures;  ///< a gate failed: a significant regression over its limit
+};
+
+/// For each operation in any input: a row per input that has it, then for each
+/// later input its change against the first (compare_change.h): the change of
+/// the medians in percent with a verdict mark, an interval row for people, and
+/// the interval, verdict and method of each figure in CSV and JSON fields.
+/// `gates` (--fail-on) are checked on every change row into *findings.
 Table compare_table(const std::vector<std::string>& names,
                     const std::vector<std::vector<Operation>>& inputs,
                     const ExtraColumns& extra = {}, bool include_failed = false,
-                    std::vector<std::string>* refusals = nullptr);
+                    const std::vector<Gate>& gates = {}, CompareFindings* findings = nullptr);
 
 /// `--sort KEY`: each test's rows by the metric, largest first, and the tests
 /// by their largest row (ties keep their order; rows without a figure last).
@@ -102,8 +105,11 @@ struct CompareOptions {
   ExtraColumns columns;
   bool strict = false;
   bool include_failed = false;  ///< --include-failed
+  std::vector<Gate> fail_on;    ///< --fail-on METRIC=PCT,...
 };
 
+/// Exit status as run_report's, and 3 (above 2 and 4, below 1) when a gate of
+/// fail_on failed: one line per failure went to `err`.
 int run_compare(const CompareOptions& options, std::string* out, const MessageSink& err);
 
 }  // namespace account

@@ -40,18 +40,24 @@ struct Cell {
   std::string text;
   double number = 0;
   int64_t integer = 0;
+  /// Appended to the cell in the text table and Markdown only (compare's
+  /// verdict marks: "*", "~"); CSV and JSON carry the same in their own fields.
+  std::string mark;
 
   static Cell empty() { return {}; }
-  static Cell of_text(std::string s) { return {Kind::kText, std::move(s), 0, 0}; }
-  static Cell of_number(double v) { return {Kind::kNumber, {}, v, 0}; }
-  static Cell of_integer(int64_t v) { return {Kind::kInteger, {}, 0, v}; }
-  static Cell of_percent(double v) { return {Kind::kPercent, {}, v, 0}; }
-  static Cell not_applicable() { return {Kind::kNotApplicable, {}, 0, 0}; }
+  static Cell of_text(std::string s) { return {Kind::kText, std::move(s), 0, 0, {}}; }
+  static Cell of_number(double v) { return {Kind::kNumber, {}, v, 0, {}}; }
+  static Cell of_integer(int64_t v) { return {Kind::kInteger, {}, 0, v, {}}; }
+  static Cell of_percent(double v) { return {Kind::kPercent, {}, v, 0, {}}; }
+  static Cell not_applicable() { return {Kind::kNotApplicable, {}, 0, 0, {}}; }
 };
 
 struct Row {
   std::vector<Cell> cells;
   std::string group;  ///< the text table puts a blank line where the group changes
+  /// false: a row for people only (the text table and Markdown), whose
+  /// figures CSV and JSON carry in fields of another row.
+  bool machine = true;
 };
 
 struct Table {

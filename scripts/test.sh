@@ -14,7 +14,7 @@ ctest --test-dir "$build" --output-on-failure -j2 --timeout 300
 asan=${ACCOUNT_ASAN_BUILD_DIR:-$root/build-asan}
 cmake -S "$root" -B "$asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACCOUNT_SANITIZE=ON >/dev/null
 cmake --build "$asan" -j"$(nproc)" --target account parse_record_test parse_reader_test \
-  parse_aggregate_test parse_report_test parse_compare_test parse_seed_test parse_cli_test \
+  parse_aggregate_test parse_report_test parse_compare_test parse_compare_noise_test parse_noise_test parse_seed_test parse_cli_test \
   sampler_unit_tests libaccount_unit_tests
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir "$asan" --output-on-failure -j2 --timeout 300 -L unit

@@ -74,7 +74,7 @@ TEST(Cli, UsageErrors) {
   EXPECT_EQ(key.status, 1);
   EXPECT_EQ(key.err,
             "account: report: --percentiles: unknown metric 'latency' (known: wall, cpu, size, "
-            "resident, copied, malloc)\n");
+            "resident, anon, heap, copied, malloc)\n");
   Shell one = account("compare a.jsonl");
   EXPECT_EQ(one.status, 1);
   EXPECT_EQ(one.err,
@@ -134,7 +134,7 @@ TEST(Cli, PercentilesWithAnUnknownMetricNamesTheKnownOnes) {
   EXPECT_EQ(rss.out, "");
   EXPECT_EQ(rss.err,
             "account: report: --percentiles: unknown metric 'rss' (known: wall, cpu, size, "
-            "resident, copied, malloc)\n");
+            "resident, anon, heap, copied, malloc)\n");
   // A word that names a file, or that could not be a metric, is still a file.
   EXPECT_EQ(account("report --percentiles ops.jsonl").status, 0);
   Shell path = account("report --percentiles no/such.jsonl");
@@ -164,7 +164,7 @@ TEST(Cli, SortAndColumns) {
   EXPECT_EQ(bad.status, 1);
   EXPECT_EQ(bad.err,
             "account: report: --sort: unknown metric 'rss' (known: wall, cpu, size, resident, "
-            "copied, malloc)\n");
+            "anon, heap, copied, malloc)\n");
   EXPECT_EQ(account("report fixed.jsonl --columns +heap,+exit").out,
             testing::read_file(std::string(PARSE_TEST_DIR) + "/golden/fixed.heap-exit.txt"));
 }

@@ -28,18 +28,24 @@ TEST(Compare, TableWithOneSidedRows) {
       o.out,
       "                                             Maximum (MiB)     Copied   Malloc\n"
       "     *Test*     Operation  Build   CPU(s)   Size  Resident     (MiB)    (MiB)   Note\n"
-      "--------------- ---------  ------  ------  -------  -------   -------  -------  ---------\n"
+      "--------------- ---------  ------  ------  -------  -------   -------  -------  "
+      "------------------------------------------\n"
       "alpha           add        a         1.00    10.00     5.00       4.0      8.0\n"
       "alpha           add        b         0.50    12.00     5.00       5.0      8.0\n"
-      "alpha           add        b vs a  -50.0%   +20.0%     0.0%    +25.0%     0.0%\n"
+      "alpha           add        b vs a  -50.0%   +20.0%     0.0%    +25.0%     0.0%  no verdict: "
+      "1 and 1 runs (4 a side needed)\n"
       "alpha           commit     a         2.00    20.00    10.00       0.0     16.0  only in a\n"
       "\n"
       "beta            checkout   a         0.00    30.00    15.00       0.0      0.0\n"
       "beta            checkout   b         0.25    30.00    15.00       0.0      0.0\n"
-      "beta            checkout   b vs a     N/A     0.0%     0.0%      0.0%     0.0%\n"
+      "beta            checkout   b vs a     N/A     0.0%     0.0%      0.0%     0.0%  no verdict: "
+      "1 and 1 runs (4 a side needed)\n"
       "\n"
       "gamma           new        b         3.00     1.00     1.00       1.0      1.0  only in "
-      "b\n");
+      "b\n"
+      "\n"
+      "Change: of the medians, without a verdict on noise: that needs 4 runs a side (--repeat, "
+      "perf-tests' --rounds).\n");
 }
 
 TEST(Compare, Csv) {
@@ -74,7 +80,8 @@ TEST(Compare, MoreThanTwoFilesEachAgainstTheFirst) {
   // c: CPU 2.0 against 1.0, resident 2.5 against 5, malloc 4 against 8.
   EXPECT_NE(
       r.out.find(
-          "alpha           add        c vs a  +100.0%     0.0%   -50.0%      0.0%   -50.0%\n"),
+          "alpha           add        c vs a  +100.0%     0.0%   -50.0%      0.0%   -50.0%  no "
+          "verdict: 1 and 1 runs (4 a side needed)\n"),
       std::string::npos)
       << r.out;
 }
@@ -93,21 +100,30 @@ TEST(Compare, AnonColumnWithItsChange) {
   Outcome r = testing::compare(o);
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("     *Test*     Operation  Build   CPU(s)   Size  Resident    Anon      "
-                       "(MiB)    (MiB)\n"),
+                       "(MiB)    (MiB)   Note\n"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("build           link       b         0.50   210.00    95.00   120.50      "
                        "16.0      8.0\n"
                        "build           link       b vs a    0.0%     0.0%     0.0%  +100.0%      "
-                       "0.0%     0.0%\n"),
+                       "0.0%     0.0%  no verdict: 1 and 1 runs (4 a side needed)\n"),
             std::string::npos)
       << r.out;
   o.format = Format::kCsv;
   std::string csv = testing::compare(o).out;
-  EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "test,operation,build,row,cpu_s,size_mib,resident_mib,copied_mib,malloc_mib,runs,note,"
-            "anon_mib");
-  EXPECT_NE(csv.find("build,link,b vs a,change_pct,0,0,0,0,0,,,100\n"), std::string::npos) << csv;
+  // The default header stays a prefix: anon and each figure's interval,
+  // verdict and method come after it.
+  EXPECT_EQ(
+      csv.substr(0, csv.find('\n'))
+          .rfind("test,operation,build,row,cpu_s,size_mib,resident_mib,copied_mib,malloc_mib,runs,"
+                 "note,anon_mib,cpu_s_low_pct,",
+                 0),
+      0u)
+      << csv;
+  EXPECT_NE(csv.find("build,link,b vs a,change_pct,0,0,0,0,0,,no verdict: 1 and 1 runs (4 a side "
+                     "needed),100,,,too few runs,"),
+            std::string::npos)
+      << csv;
 }
 
 TEST(Compare, BadLinesInOneFileGiveStatusTwo) {

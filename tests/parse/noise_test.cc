@@ -70,7 +70,7 @@ TEST(Noise, ExactMetricsCompareExactly) {
   EXPECT_EQ(e.method, "exact");
   EXPECT_EQ(e.verdict, Verdict::kWorse);
   EXPECT_EQ(e.shift, 1);
-  EXPECT_EQ(estimate_change({1000, 1000, 1000}, {1000, 1000}).verdict, Verdict::kNoise);
+  EXPECT_EQ(estimate_change({1000, 1000, 1000}, {1000, 1000}).verdict, Verdict::kSame);
   EXPECT_EQ(estimate_change({1000, 1000}, {999, 999}).verdict, Verdict::kBetter);
 }
 

@@ -1,0 +1,34 @@
+/// The per-run figures a report can be about: their names on the command
+/// line (--percentiles, --sort, --fail-on), their value in a run, and their
+/// column key and heading. The one place that maps a name to a figure.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "aggregate.h"
+
+namespace account {
+
+enum class Metric { kWall, kCpu, kSize, kResident, kAnon, kHeap, kCopied, kMalloc };
+
+/// "wall", "cpu", "size", "resident", "anon", "heap", "copied", "malloc";
+/// nullopt otherwise.
+std::optional<Metric> parse_metric(std::string_view name);
+/// "unknown metric 'NAME' (known: wall, cpu, ...)".
+std::string unknown_metric(std::string_view name);
+/// The name parse_metric takes.
+const char* metric_name(Metric m);
+
+/// The figure in the unit the tables print: seconds, or MiB.
+double metric_of(const RunFigures& r, Metric m);
+
+struct MetricInfo {
+  const char* key;      ///< the column key in CSV and JSON ("cpu_s")
+  const char* heading;  ///< a heading for the figure ("CPU (s)")
+  int decimals;         ///< decimals where the figure is printed alone
+};
+MetricInfo info_of(Metric m);
+
+}  // namespace account
