@@ -746,8 +746,8 @@ int run_compare(const CompareOptions& options, std::string* out, const MessageSi
   Table table = compare_table(names, ops, options.columns, options.include_failed, options.fail_on,
                               &findings);
   for (const std::string& r : findings.refusals) err(r);
-  for (const std::string& r : findings.ungated) err(r);
   for (const std::string& r : findings.failures) err(r);
+  for (const std::string& r : findings.ungated) err(r);
   *out = make_renderer(options.format)->render(table);
   if (!findings.failures.empty() && status != 1) return kStatusGateFailed;
   return final_status(status, failed);

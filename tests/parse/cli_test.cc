@@ -128,6 +128,28 @@ TEST(Cli, CompareNamesAndFormat) {
   EXPECT_EQ(s.out, testing::read_file(std::string(PARSE_TEST_DIR) + "/golden/compare.csv"));
 }
 
+// The gate from the command line: 3 with a line per regression, 1 for a
+// metric it does not know (nothing read, nothing printed).
+TEST(Cli, CompareFailOnStatuses) {
+  Shell fail =
+      account("compare noise-base.jsonl noise-slower.jsonl --names base,slower --fail-on cpu=5%");
+  EXPECT_EQ(fail.status, 3);
+  EXPECT_EQ(fail.err.rfind("account: compare: regression: clone/clone: slower vs base: cpu +21.9% "
+                           "(95% interval +",
+                           0),
+            0u)
+      << fail.err;
+  Shell better =
+      account("compare noise-slower.jsonl noise-base.jsonl --names slower,base --fail-on cpu=5%");
+  EXPECT_EQ(better.status, 0) << better.err;
+  Shell unknown = account("compare noise-base.jsonl noise-slower.jsonl --fail-on rss=5%");
+  EXPECT_EQ(unknown.status, 1);
+  EXPECT_EQ(unknown.out, "");
+  EXPECT_EQ(unknown.err,
+            "account: compare: --fail-on 'rss=5%': unknown metric 'rss' (known: wall, cpu, size, "
+            "resident, anon, heap, copied, malloc)\n");
+}
+
 TEST(Cli, PercentilesWithAnUnknownMetricNamesTheKnownOnes) {
   Shell rss = account("report --percentiles rss ops.jsonl");
   EXPECT_EQ(rss.status, 1);
