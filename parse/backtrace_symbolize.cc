@@ -11,6 +11,8 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "symbol_source.h"
+
 extern char** environ;
 
 namespace account {
@@ -57,16 +59,24 @@ std::string clean_location(std::string loc) {
 
 class Addr2line : public Symbolizer {
  public:
-  explicit Addr2line(std::string program) : program_(std::move(program)) {}
+  Addr2line(std::string program, std::vector<std::string> debug_roots)
+      : program_(std::move(program)), debug_roots_(std::move(debug_roots)) {}
 
   std::vector<SymbolizedFrame> resolve(const std::string& path,
                                        const std::vector<uint64_t>& addresses) override {
     std::vector<SymbolizedFrame> frames(addresses.size());
     struct stat st;
     if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return frames;
+    std::optional<SymbolSource> source = find_symbol_source(path, debug_roots_);
+    if (!source) return frames;
+    if (source->symbols.empty()) {
+      for (size_t i = 0; i < addresses.size(); ++i)
+        frames[i].function = demangle(exported_function_at(*source, addresses[i]));
+      return frames;
+    }
     for (size_t first = 0; first < addresses.size(); first += kBatch) {
       size_t last = std::min(addresses.size(), first + kBatch);
-      std::vector<std::string> args{program_, "-f", "-e", path};
+      std::vector<std::string> args{program_, "-f", "-e", source->symbols};
       for (size_t i = first; i < last; ++i) args.push_back(fmt::format("{:#x}", addresses[i]));
       std::string out = capture_output(args);
       // Two lines an address: function, then file:line.
@@ -89,12 +99,14 @@ class Addr2line : public Symbolizer {
 
  private:
   std::string program_;
+  std::vector<std::string> debug_roots_;
 };
 
 }  // namespace
 
-std::unique_ptr<Symbolizer> make_addr2line_symbolizer(const std::string& program) {
-  return std::make_unique<Addr2line>(program);
+std::unique_ptr<Symbolizer> make_addr2line_symbolizer(const std::string& program,
+                                                      std::vector<std::string> debug_roots) {
+  return std::make_unique<Addr2line>(program, std::move(debug_roots));
 }
 
 std::string demangle(const std::string& name) {

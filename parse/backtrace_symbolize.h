@@ -22,8 +22,14 @@ class Symbolizer {
                                                const std::vector<uint64_t>& addresses) = 0;
 };
 
-/// addr2line (from PATH); resolves to empty frames when it cannot run.
-std::unique_ptr<Symbolizer> make_addr2line_symbolizer(const std::string& program = "addr2line");
+/// addr2line (from PATH) on the file that holds the object's symbols
+/// (symbol_source.h: the object, or its separate debug file under one of
+/// `debug_roots`); for a stripped object without one, only an exported
+/// function whose extent holds the address is named, never a neighbour.
+/// Resolves to empty frames when it cannot run.
+std::unique_ptr<Symbolizer> make_addr2line_symbolizer(const std::string& program = "addr2line",
+                                                      std::vector<std::string> debug_roots = {
+                                                          "/usr/lib/debug"});
 
 /// A C++ symbol demangled with abi::__cxa_demangle; other names unchanged.
 std::string demangle(const std::string& name);
