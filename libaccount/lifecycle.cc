@@ -134,7 +134,10 @@ void finish(const Ending& ending) {
     __atomic_store_n(&g_region->image_state,
                      ending.kind == EndKind::kExec ? kExecPending : kRecorded, __ATOMIC_RELEASE);
   }
-  if (ending.kind == EndKind::kExec) pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+  if (ending.kind == EndKind::kExec) {
+    reap_sampler_starter();
+    pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+  }
 }
 
 bool record_pending() {

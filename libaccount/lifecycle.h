@@ -18,7 +18,12 @@ bool record_pending();
 // likely to succeed (see will_exec.h), so failed attempts leave no record.
 void before_exec(bool likely_to_succeed);
 
-// Starts the sampler process of this image (no-op when ACCOUNT_SAMPLE_MS=0).
+// Starts the sampler process of this image (no-op when ACCOUNT_SAMPLE_MS=0)
+// without waiting for it: the clone that forks it runs beside the image.
 void start_sampler();
+// Waits for that clone (it lives microseconds): before exec, so that the new
+// program inherits no child it did not make. Until then it is a child with no
+// exit signal, which the program's wait() never sees.
+void reap_sampler_starter();
 
 }  // namespace account

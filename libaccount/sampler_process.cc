@@ -2,11 +2,13 @@
 // ACCOUNT_SAMPLE_MS, keeps the peaks in the shared Region, and writes the
 // target's record if the target dies without writing it (SIGKILL, a fatal signal).
 //
-// It is started with two raw clone() calls: the first child has no exit signal
-// and is reaped at once by the target, so the target's wait() and SIGCHLD never
-// see anything; the second, the sampler, is orphaned to init (or a subreaper).
-// It closes every inherited descriptor, leaves the session and blocks signals.
-// Only async-signal-safe calls: it is forked from a process of any kind.
+// It is started with two raw clone() calls: the first child shares the
+// target's memory, has no exit signal and runs beside the target (the target
+// does not wait for it); it forks the sampler and exits. The target's wait()
+// and SIGCHLD never see either; the sampler is orphaned to init (or a
+// subreaper). It closes every inherited descriptor, leaves the session and
+// blocks signals. Only async-signal-safe calls: it is forked from a process of
+// any kind.
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -121,19 +123,31 @@ struct SamplerStart {
   Region* region;
 };
 
-// The first clone's stack: it shares the target's memory (CLONE_VM) while the
-// target waits for it (CLONE_VFORK), so it must write nothing but this stack
-// and its own task's attributes.
+// The first clone runs beside the target in the target's memory (CLONE_VM)
+// until it has forked the sampler: it must write nothing but its own stack
+// (g_intermediate_stack) and its own task's attributes. Not even errno: it has
+// the target's thread pointer, so a libc wrapper that failed would write the
+// target's errno. Hence raw system calls only.
 alignas(64) ACCOUNT_LARGE_BSS char g_intermediate_stack[64 * 1024];
+SamplerStart g_start;
+// The first clone, until reaped (0: none). It has no exit signal, so only a
+// __WCLONE wait sees it: the program's wait() never does.
+pid_t g_intermediate = 0;
+
+long raw_syscall2(long number, long a, long b) {
+  long ret;
+  asm volatile("syscall" : "=a"(ret) : "a"(number), "D"(a), "S"(b) : "rcx", "r11", "memory");
+  return ret;
+}
 
 int intermediate_main(void* arg) {
   const SamplerStart* start = static_cast<const SamplerStart*>(arg);
   // Named before the second clone, so the sampler is never seen as a copy of the
   // target (account run's tree sampling skips it by this name).
-  prctl(PR_SET_NAME, "account-sampler", 0, 0, 0);
-  // A fork-like clone: from here the sampler has its own copy of the memory.
-  long sampler =
-      syscall(SYS_clone, static_cast<unsigned long>(SIGCHLD), nullptr, nullptr, nullptr, nullptr);
+  raw_syscall2(SYS_prctl, PR_SET_NAME, reinterpret_cast<long>("account-sampler"));
+  // A fork-like clone (SIGCHLD, no other flag): from here the sampler has its
+  // own copy of the memory, taken while the target runs on.
+  long sampler = raw_syscall2(SYS_clone, SIGCHLD, 0);
   if (sampler == 0) {
     detach_thread_from_region();
     stop_backtraces_in_this_process();
@@ -148,24 +162,36 @@ int intermediate_main(void* arg) {
 void start_sampler() {
   if (g_settings.sample_ms == 0 || g_region == nullptr) return;
   int saved_errno = errno;
-  SamplerStart start{g_identity.pid, -1, g_region};
-  int pidfd = fd_above_stdio(int(syscall(SYS_pidfd_open, start.target, 0)));  // close-on-exec
+  reap_sampler_starter();  // a fork child's inherited pid is not its child: no-op
+  g_intermediate = 0;
+  int pidfd = fd_above_stdio(int(syscall(SYS_pidfd_open, g_identity.pid, 0)));  // close-on-exec
   if (pidfd < 0) {
     errno = saved_errno;
     return;
   }
-  start.pidfd = pidfd;
+  g_start = SamplerStart{g_identity.pid, pidfd, g_region};
   // The first clone shares the memory (no page tables copied) and has exit
   // signal 0: no SIGCHLD for the target, and only a __WCLONE wait sees it. The
-  // target resumes when it exits, right after starting the sampler.
+  // target does not wait for it: the pidfd it holds (a copy of the
+  // descriptor table) makes a target killed from now on the sampler's to
+  // record, whenever the sampler starts. Waiting (CLONE_VFORK) cost a
+  // scheduler hand-over on every process start, milliseconds on a busy
+  // machine.
   pid_t middle = clone(intermediate_main, g_intermediate_stack + sizeof g_intermediate_stack,
-                       CLONE_VM | CLONE_VFORK, &start);
-  if (middle > 0) {
-    int status;
-    while (waitpid(middle, &status, __WCLONE) < 0 && errno == EINTR) {
-    }
-  }
+                       CLONE_VM, &g_start);
+  if (middle > 0) g_intermediate = middle;
   close(pidfd);
+  errno = saved_errno;
+}
+
+void reap_sampler_starter() {
+  pid_t middle = g_intermediate;
+  if (middle <= 0) return;
+  g_intermediate = 0;
+  int saved_errno = errno;
+  int status;
+  while (waitpid(middle, &status, __WCLONE) < 0 && errno == EINTR) {
+  }
   errno = saved_errno;
 }
 
