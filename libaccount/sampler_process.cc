@@ -92,7 +92,9 @@ void record_death(ProcessWatch& w, Region* r) {
   w.handle.pid = target;
   w.handle.pidfd = pidfd;
   bool opened = false;
-  Ticker ticker(g_settings.sample_ms, false);
+  // The first clone forks the sampler one interval after the start: the first
+  // tick is due at once.
+  Ticker ticker(g_settings.sample_ms, true);
   for (;;) {
     if (image_recorded(load_relaxed(&r->image_state))) break;
     pollfd p{pidfd, POLLIN, 0};
@@ -134,20 +136,42 @@ SamplerStart g_start;
 // __WCLONE wait sees it: the program's wait() never does.
 pid_t g_intermediate = 0;
 
-long raw_syscall2(long number, long a, long b) {
+long raw_syscall3(long number, long a, long b, long c) {
   long ret;
-  asm volatile("syscall" : "=a"(ret) : "a"(number), "D"(a), "S"(b) : "rcx", "r11", "memory");
+  asm volatile("syscall"
+               : "=a"(ret)
+               : "a"(number), "D"(a), "S"(b), "d"(c)
+               : "rcx", "r11", "memory");
   return ret;
+}
+
+// Until the target has lived one interval, or ended: whether a sampler is
+// needed at all. Most process images of a script live shorter than an
+// interval and write their own record; for them no sampler is forked.
+bool sampler_needed(const SamplerStart& start) {
+  pollfd p{start.pidfd, POLLIN, 0};
+  int ms = int(g_settings.sample_ms);
+  for (;;) {
+    long ready = raw_syscall3(SYS_poll, reinterpret_cast<long>(&p), 1, ms);
+    if (image_recorded(load_relaxed(&start.region->image_state))) return false;
+    if (ready != -EINTR) return true;  // ended without a record, or lived an interval
+  }
 }
 
 int intermediate_main(void* arg) {
   const SamplerStart* start = static_cast<const SamplerStart*>(arg);
   // Named before the second clone, so the sampler is never seen as a copy of the
   // target (account run's tree sampling skips it by this name).
-  raw_syscall2(SYS_prctl, PR_SET_NAME, reinterpret_cast<long>("account-sampler"));
+  raw_syscall3(SYS_prctl, PR_SET_NAME, reinterpret_cast<long>("account-sampler"), 0);
+  // Its own copy of the descriptor table: keep only the pidfd, so that a pipe
+  // the target writes to ($(...) around it) closes when the target's end does.
+  unsigned fd = unsigned(start->pidfd);
+  raw_syscall3(SYS_close_range, 0, long(fd) - 1, 0);
+  raw_syscall3(SYS_close_range, long(fd) + 1, long(~0u), 0);
+  if (!sampler_needed(*start)) return 0;
   // A fork-like clone (SIGCHLD, no other flag): from here the sampler has its
   // own copy of the memory, taken while the target runs on.
-  long sampler = raw_syscall2(SYS_clone, SIGCHLD, 0);
+  long sampler = raw_syscall3(SYS_clone, SIGCHLD, 0, 0);
   if (sampler == 0) {
     detach_thread_from_region();
     stop_backtraces_in_this_process();
@@ -162,8 +186,7 @@ int intermediate_main(void* arg) {
 void start_sampler() {
   if (g_settings.sample_ms == 0 || g_region == nullptr) return;
   int saved_errno = errno;
-  reap_sampler_starter();  // a fork child's inherited pid is not its child: no-op
-  g_intermediate = 0;
+  g_intermediate = 0;  // a fork child's inherited one is its parent's child
   int pidfd = fd_above_stdio(int(syscall(SYS_pidfd_open, g_identity.pid, 0)));  // close-on-exec
   if (pidfd < 0) {
     errno = saved_errno;
@@ -189,6 +212,10 @@ void reap_sampler_starter() {
   if (middle <= 0) return;
   g_intermediate = 0;
   int saved_errno = errno;
+  // It may still be waiting out its first interval: the record is written (or
+  // this is a fork child, to which the pid means nothing), so it has nothing
+  // left to do. Our unreaped child: the pid cannot have been reused.
+  if (waitpid(middle, nullptr, __WCLONE | WNOHANG) == 0) kill(middle, SIGKILL);
   int status;
   while (waitpid(middle, &status, __WCLONE) < 0 && errno == EINTR) {
   }

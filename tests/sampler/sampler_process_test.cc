@@ -119,6 +119,32 @@ TEST(SamplerProcess, WaitSeesOnlyTheTargetsOwnChildren) {
   EXPECT_EQ(records_of(read_records(dir.file("r.jsonl")), "reap_children").size(), 4u);
 }
 
+// Issue 12: the clone that starts a sampler runs beside the target and forks
+// the sampler only once the target has lived an interval. Whether it is still
+// waiting (exec at once) or has forked and left (exec after 60 ms), the target
+// reaps it before exec: the new program inherits no child it did not make.
+void expect_exec_leaves_no_child(const char* ms, bool sampled) {
+  TempDir dir;
+  ProgramOptions o = with_shim(dir);
+  auto r = run_program({program("exec_bare"), ms}, o);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "children 0\n");
+  EXPECT_EQ(r.err, "");
+  ProcessRecord rec = only_record(dir.file("r.jsonl"), "exec_bare");
+  EXPECT_EQ(rec.end, "exec");
+  if (sampled) {
+    EXPECT_GE(rec.samples, 5u) << "60 ms at 5 ms: the sampler ran";
+  }
+}
+
+TEST(SamplerProcess, ExecAtOnceLeavesTheNewProgramNoChild) {
+  expect_exec_leaves_no_child("0", false);
+}
+
+TEST(SamplerProcess, ExecAfterSamplingLeavesTheNewProgramNoChild) {
+  expect_exec_leaves_no_child("60", true);
+}
+
 TEST(SamplerProcess, CommandSubstitutionReturnsWhenOutputCloses) {
   // The shell leaves a background child that closes its stdout and sleeps 3 s,
   // then exits: $(...) must return at once, which it cannot if a sampler (the
