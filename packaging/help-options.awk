@@ -3,12 +3,18 @@
 #   NAMES    the option's names, space-separated ("-o --output")
 #   VALUE    none, required or optional (whether the option takes a value)
 #   CHOICES  the values its description lists, space-separated, or "-"
+#   TERM     the option as --help prints it before the description
+#            ("-o [ --output ] arg", "--interval arg (=5)")
 #   DESC     the description, continuation lines joined
-# The man page test, the bash completion and nothing else read --help, so this
-# is the one place that knows its layout.
+# The man pages, the man page test, the bash completion and nothing else read
+# --help, so this is the one place that knows its layout.
 #
 # With -v list=commands, reads `account --help` instead and prints the name of
 # every command of its "commands:" section, one a line.
+#
+# With -v list=help2man, prints the --help text again with two spaces between
+# every option's TERM and its description: Boost leaves one after the longest
+# option of a command, and help2man needs two to tell them apart.
 #
 # Choices are read from descriptions of the forms "a, b, c or d (...)",
 # "KEY: a (default), b, c" and "'a': ...": parenthesized remarks are dropped
@@ -33,20 +39,15 @@ function flush(   text, choices, m, list) {
     gsub(/,? or /, " ", choices); gsub(/, /, " ", choices)
   }
   if (choices == "") choices = "-"  # an empty field would vanish in `read`
-  printf "%s\t%s\t%s\t%s\n", names, value, choices, desc
+  printf "%s\t%s\t%s\t%s\t%s\n", names, value, choices, term, desc
   names = ""
 }
 
-list == "commands" {
-  if (/^[a-z]+:$/) in_commands = ($0 == "commands:")
-  else if (in_commands && /^  [a-z]/) print $1
-  next
-}
-
-/^  -/ {
-  flush()
-  n = split($0, tok, " +")
-  names = ""; value = "none"; desc = ""
+# Splits an option line ("  -o [ --output ] arg   append records to FILE") into
+# names, value, term and desc (its first line).
+function parse_option(line,   n, tok, i, t) {
+  n = split(line, tok, " +")
+  names = ""; value = "none"; term = ""; desc = ""
   for (i = 1; i <= n; i++) {
     t = tok[i]
     if (t == "") continue
@@ -59,11 +60,27 @@ list == "commands" {
       value = "optional"
     } else {
       desc = desc (desc == "" ? "" : " ") t
+      continue
     }
+    term = term (term == "" ? "" : " ") t
   }
+}
+
+list == "commands" {
+  if (/^[a-z]+:$/) in_commands = ($0 == "commands:")
+  else if (in_commands && /^  [a-z]/) print $1
   next
 }
+
+list == "help2man" && /^  -/ {
+  parse_option($0)
+  print "  " term "  " desc
+  next
+}
+list == "help2man" { print; next }
+
+/^  -/ { flush(); parse_option($0); next }
 # A continuation of the previous description: deeper indentation, no dash.
 names != "" && /^   +[^ ]/ { line = $0; sub(/^ +/, "", line); desc = desc " " line; next }
 { flush() }
-END { if (list != "commands") flush() }
+END { if (list == "") flush() }

@@ -11,13 +11,13 @@ awk_file=$src/packaging/help-options.awk
 
 q() { local s=${1//\'/\'\\\'\'}; printf "'%s'" "$s"; }  # single-quoted for bash
 data() {
-  local cmds cmd names value choices desc n
+  local cmds cmd names value choices term desc n
   cmds=$("$account" --help | awk -v list=commands -f "$awk_file" | tr '\n' ' ')
   echo "_account_commands=$(q "${cmds% }")"
   echo "declare -gA _account_options=() _account_values=()"
   for cmd in $cmds; do
     local all=""
-    while IFS=$'\t' read -r names value choices desc; do
+    while IFS=$'\t' read -r names value choices term desc; do
       all+="$names "
       [ "$value" = none ] && continue
       # What a value completes to: the listed choices, else files when the

@@ -17,22 +17,39 @@ trap 'rm -rf "$tmp"' EXIT
 rm -rf "$out"
 mkdir -p "$out/man1" "$out/man7"
 
-# page NAME EXECUTABLE: NAME.1 from `EXECUTABLE --help`.
+# page NAME EXECUTABLE [INCLUDE...]: NAME.1 from `EXECUTABLE --help`.
 page() {
-  local include=$here/man/$1.h2m args=()
+  local include=$here/man/$1.h2m args=() extra
   [ -f "$include" ] && args=(--include="$include")
+  for extra in "${@:3}"; do args+=(--include="$extra"); done
   help2man --no-info --section=1 --version-string="$version" "${args[@]}" \
     --output="$tmp/$1.1" "$2"
   gzip -9n -c "$tmp/$1.1" >"$out/man1/$1.1.gz"
 }
 
-page account "$account"
-for cmd in $("$account" --help | awk -v list=commands -f "$here/help-options.awk"); do
-  # help2man names the page after the executable: a wrapper named account-CMD.
-  printf '#!/bin/sh\nexec "%s" %s "$@"\n' "$account" "$cmd" >"$tmp/account-$cmd"
-  chmod +x "$tmp/account-$cmd"
+# wrapper NAME [CMD]: an executable NAME that prints `account [CMD] --help` with
+# two spaces after every option (help-options.awk, list=help2man); help2man
+# names the page after the executable it runs.
+wrapper() {
+  printf '#!/usr/bin/env bash\nset -euo pipefail\n"%s" %s "$@" | awk -v list=help2man -f "%s"\n' \
+    "$account" "${2:-}" "$here/help-options.awk" >"$tmp/$1"
+  chmod +x "$tmp/$1"
+}
+
+commands=$("$account" --help | awk -v list=commands -f "$here/help-options.awk")
+[ -n "$commands" ] || { echo "generate.sh: no commands read from $account --help" >&2; exit 1; }
+for cmd in $commands; do
+  wrapper "account-$cmd" "$cmd"
   page "account-$cmd" "$tmp/account-$cmd"
 done
+# account(1) refers to every command's page.
+{
+  echo '[SEE ALSO]'
+  for cmd in $commands; do echo ".BR \\%account\\-$cmd (1),"; done
+  echo '.BR libaccount (7)'
+} >"$tmp/see-also.h2m"
+wrapper account
+page account "$tmp/account" "$tmp/see-also.h2m"
 
 # libaccount(7): the record keys, one per line, in the order record_keys.h has them.
 keys=$(sed -n 's/^inline constexpr char k[A-Za-z]*\[\] = "\([a-z_]*\)";.*/.B \1/p' \
