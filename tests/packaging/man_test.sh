@@ -2,8 +2,9 @@
 # usage: man_test.sh ACCOUNT MAN_DIR SOURCE_DIR
 # The generated manual pages: one for account and for every command its --help
 # lists, plus libaccount(7); each renders with `MANWIDTH=80 man --warnings -l`
-# without a warning; every option of `account CMD --help` is on account-CMD(1);
-# every ACCOUNT_* variable the shim reads and every record key is on libaccount(7).
+# without a warning; every option of `account CMD --help` has its entry on
+# account-CMD(1); account(1) lists every command and refers to its page; every
+# ACCOUNT_* variable the shim reads and every record key is on libaccount(7).
 set -euo pipefail
 account=$1 man=$2 src=$3
 awk_file=$src/packaging/help-options.awk
@@ -26,21 +27,34 @@ for page in "${pages[@]}"; do
   [ -s "$tmp/text" ] || bad "$(basename "$page") renders empty"
 done
 
-# Every option of every command, by each of its names, on that command's page.
+# Every option of every command is an entry of that command's page: a line that
+# is the option exactly as --help prints it ("-o [ --output ] arg"), its
+# description below it, or beside it when the option is narrower than the
+# 7-column indent (".TP" puts "--tree" and its text on one line). A name found
+# only in running text, or an option run into its description, does not count.
+entry() {
+  awk -v term="$1" '$0 == term || (length(term) < 7 && index($0, term " ") == 1) { found = 1 }
+    END { exit !found }' "$2"
+}
 for cmd in $commands; do
   page=$man/man1/account-$cmd.1.gz
   [ -f "$page" ] || continue
-  render "$page" >"$tmp/text"
+  render "$page" | sed 's/^ *//' >"$tmp/text"
+  "$account" "$cmd" --help | awk -f "$awk_file" | cut -f1,4 >"$tmp/options"
   n=0
-  for name in $("$account" "$cmd" --help | awk -f "$awk_file" | cut -f1); do
+  while IFS=$'\t' read -r names term; do
     n=$((n + 1))
-    grep -q -e "$name\b" "$tmp/text" || bad "account-$cmd(1) lacks $name (in account $cmd --help)"
-  done
+    entry "$term" "$tmp/text" ||
+      bad "account-$cmd(1) has no entry for $names (\"$term\" in account $cmd --help)"
+  done <"$tmp/options"
   [ "$n" -ge 2 ] || bad "only $n options read from account $cmd --help"
 done
-# account(1) names every command.
+# account(1) lists every command and refers to its page.
 render "$man/man1/account.1.gz" >"$tmp/text"
-for cmd in $commands; do grep -q "^ *$cmd\b" "$tmp/text" || bad "account(1) does not list $cmd"; done
+for cmd in $commands; do
+  grep -q "^ *$cmd\b" "$tmp/text" || bad "account(1) does not list $cmd"
+  grep -qF "account-$cmd(1)" "$tmp/text" || bad "account(1) does not refer to account-$cmd(1)"
+done
 
 # libaccount(7): the variables of the shim's settings and the record keys.
 render "$man/man7/libaccount.7.gz" >"$tmp/text"
