@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
@@ -21,6 +22,15 @@ TEST(ShimLocation, UsrBinAccountLooksInDebianMultiarchLibdir) {
   EXPECT_TRUE(contains(c, "/usr/lib/" ACCOUNT_MULTIARCH "/libaccount.so"));
   EXPECT_TRUE(contains(c, "/usr/lib/libaccount.so"));
 }
+
+#if defined(__x86_64__)
+// The path issue 16 names, spelled out: an empty or wrong ACCOUNT_MULTIARCH
+// would still pass the test above.
+TEST(ShimLocation, UsrBinAccountLooksInX86_64LinuxGnu) {
+  auto c = account::shim_candidates("/usr/bin/account");
+  EXPECT_TRUE(contains(c, "/usr/lib/x86_64-linux-gnu/libaccount.so"));
+}
+#endif
 
 TEST(ShimLocation, BuildTreeComesFirst) {
   auto c = account::shim_candidates("/src/build/cli/account");
