@@ -1,75 +1,103 @@
 #!/usr/bin/env bash
-# usage: completion_test.sh COMPLETION_FILE
-# The generated completion, sourced in bash, completes commands, options, the
-# values an option's --help lists, and files, as `account <TAB>` would: driven
-# with COMP_WORDS/COMP_CWORD and the function `complete -p account` names.
+# usage: completion_test.sh COMPLETION_FILE ACCOUNT
+# The generated completion, put where the package puts it
+# (share/bash-completion/completions/account) and loaded the way bash-completion
+# loads it on the first <TAB> (__load_completion, from XDG_DATA_DIRS), completes
+# commands, options, formats, --by, metric names, pids and files: driven with
+# COMP_WORDS/COMP_CWORD and the function `complete -p account` names.
 set -euo pipefail
+file=$1 account=$2
+loader=/usr/share/bash-completion/bash_completion
+[ -f "$loader" ] || { echo "FAIL: $loader missing (scripts/install-deps.sh installs bash-completion)"; exit 1; }
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+mkdir -p "$dir/share/bash-completion/completions"
+cp "$file" "$dir/share/bash-completion/completions/account"
+
+set +u  # bash-completion reads unset variables
 # shellcheck source=/dev/null
-. "$1"
+. "$loader"
+set -u
+XDG_DATA_DIRS=$dir/share __load_completion account ||
+  { echo "FAIL: bash-completion did not load $dir/share/bash-completion/completions/account"; exit 1; }
 spec=$(complete -p account)
-[[ $spec == *"-F _account account" ]] || { echo "complete -p account: $spec"; exit 1; }
+[[ $spec == *"-F _account account" ]] || { echo "FAIL: complete -p account: $spec"; exit 1; }
 func=${spec#*-F }
 func=${func%% *}
 
 fail=0
-# expect WANTED WORDS...: completing the last of WORDS gives exactly WANTED.
-expect() {
-  local want=$1
-  shift
+# complete WORDS...: COMPREPLY for the last of WORDS, sorted, one line.
+complete_words() {
   COMP_WORDS=("$@")
   COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
   COMP_LINE="$*"
   COMP_POINT=${#COMP_LINE}
   COMPREPLY=()
-  "$func" account "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}" 2>/dev/null || true
-  local got="${COMPREPLY[*]}"
+  "$func" account "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+  printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' ' | sed 's/ $//'
+}
+# expect WANTED WORDS...: completing the last of WORDS gives exactly WANTED
+# (space-separated, in sorted order).
+expect() {
+  local want=$1 got
+  shift
+  got=$(complete_words "$@")
   if [ "$got" != "$want" ]; then
-    printf 'FAIL: account %s<TAB>: got "%s", want "%s"\n' "${*:2}" "$got" "$want"
+    printf 'FAIL: %s<TAB>: got "%s", want "%s"\n' "$*" "$got" "$want"
     fail=1
   fi
 }
 # contains ITEM WORDS...: completing the last of WORDS offers ITEM among others.
 contains() {
-  local item=$1
+  local item=$1 got
   shift
-  COMP_WORDS=("$@")
-  COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
-  COMPREPLY=()
-  "$func" account "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}" 2>/dev/null || true
-  if [[ " ${COMPREPLY[*]} " != *" $item "* ]]; then
-    printf 'FAIL: account %s<TAB>: "%s" not among "%s"\n' "${*:2}" "$item" "${COMPREPLY[*]}"
+  got=$(complete_words "$@")
+  if [[ " $got " != *" $item "* ]]; then
+    printf 'FAIL: %s<TAB>: "%s" not among "%s"\n' "$*" "$item" "$got"
     fail=1
   fi
 }
 
+# Commands.
 expect report account re
-contains compare account ''
-contains watch account ''
-contains --version account --v
-# Formats: every one report --help lists, and only those.
-formats=$(printf '%s\n' "${_account_values[report --format]#choices }")
-[[ " $formats " == *" table "* && " $formats " == *" csv "* && " $formats " == *" json "* ]] ||
-  { echo "FAIL: report formats read from --help: $formats"; fail=1; }
-expect "$formats" account report --format ''
-expect "$formats" account report -f ''
-expect csv account report --format c
-expect --format=csv account report --format=c
+expect "--help --version compare export report run watch" account ''
+expect "--help --version" account --
+# Options of each command: exactly what its --help lists.
+for cmd in run report compare watch export; do
+  want=$("$account" "$cmd" --help | grep -oE '^  (-[a-zA-Z] \[ )?--[a-z-]+' | grep -oE -- '--[a-z-]+' |
+    sort | tr '\n' ' ' | sed 's/ $//')
+  expect "$want" account "$cmd" --
+done
+expect "--output" account run --ou
+expect "--timeline --timeline-points" account watch --time
+# Formats of each command.
+expect "csv html json markdown table" account report --format ''
+expect "csv html json markdown table" account report -f ''
+expect "csv" account report --format c
+expect "--format=csv" account report --format=c
+expect "csv json markdown table" account compare --format ''
+expect "chrome-trace folded openmetrics pprof" account export -f ''
+# --by.
 expect process account report --by ''
-# Metric names (the --percentiles values) and comma lists.
-contains resident account report --percentiles ''
-contains +anon account report --columns ''
-contains +anon,+heap account report --columns +anon,+h
-# Options of each command.
-contains --output account run --ou
-contains --timeline account watch --time
-contains --strict account compare --s
-# Files: for -o and for the record files of report.
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-touch "$dir/records.jsonl"
-expect "$dir/records.jsonl" account report "$dir/rec"
-expect "$dir/records.jsonl" account run -o "$dir/rec"
-# After run's --, the command to run.
+# Metric names: --percentiles and --sort take the table's metrics.
+expect "copied cpu malloc resident size wall" account report --percentiles ''
+expect "copied cpu malloc resident size wall" account report --sort ''
+expect "resident" account report --sort r
+# Comma lists complete their last item.
+expect "+anon +exit +heap" account report --columns ''
+expect "+anon,+heap" account report --columns +anon,+h
+expect "+anon +exit +heap" account compare --columns ''
+# Files: for -o, and the record files report reads.
+files=$dir/files
+mkdir "$files"
+touch "$files/records.jsonl" "$files/other.txt"
+expect "$files/records.jsonl" account report "$files/rec"
+expect "$files/records.jsonl" account run -o "$files/rec"
+expect "$files/other.txt $files/records.jsonl" account export -o "$files/"
+# Pids for watch --pid.
+contains "$$" account watch --pid ''
+# After run's --, the command to run; an option's value is not the command.
 contains bash account run --test t -- bas
+expect "" account run --interval ''
 
 [ "$fail" -eq 0 ] && echo ok
