@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# usage: deb_test.sh BUILD_DIR
-# `cpack -G DEB` makes the package from the build directory (into a temporary
-# directory, so the test leaves the build tree alone); its Depends come from
-# dpkg-shlibdeps, libunwind is a Recommends; it lists every file the issue asks
-# for; it installs with `dpkg --root` into a throw-away root with its own admin
-# directory (dependencies are not checked: the root holds no libc6 package);
-# and the installed /usr/bin/account runs and finds the installed
-# /usr/lib/<multiarch>/libaccount.so by itself, ACCOUNT_LIB unset.
+# usage: deb_test.sh BUILD_DIR SOURCE_DIR
+# `cpack -G DEB`, the documented command, makes the package from the build
+# directory (into a temporary directory, so the test leaves the build tree
+# alone). Its Depends names the package of every library the binaries need
+# (what dpkg-shlibdeps found), libunwind only in Recommends; it holds every file
+# the issue asks for, under /usr; it installs with `dpkg --root` into a
+# throw-away root with its own admin directory; and the installed
+# /usr/bin/account runs and finds the installed /usr/lib/<multiarch>/libaccount.so
+# by itself, ACCOUNT_LIB unset.
 set -euo pipefail
-build=$1
+build=$1 src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -20,25 +21,55 @@ debs=("$tmp"/out/account_*.deb)
 deb=${debs[0]}
 arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 
-# Control fields.
-depends=$(dpkg-deb -f "$deb" Depends)
-[[ $depends == *libc6* ]] || fail "Depends without libc6: $depends"
-[[ $depends != *libunwind* ]] || fail "libunwind in Depends (it is only dlopen'ed): $depends"
-[[ $(dpkg-deb -f "$deb" Recommends) == *libunwind* ]] || fail "no libunwind in Recommends"
-
-# Contents.
+# Contents: the binary, the shim in the multiarch libdir, a page for account and
+# for every command its --help lists, libaccount(7), the completion, the
+# perf-tests and every document.
 dpkg-deb --contents "$deb" | awk '{print $6}' | sed 's|^\./|/|' >"$tmp/contents"
-for f in /usr/bin/account "/usr/lib/$arch/libaccount.so" \
-  /usr/share/man/man1/account.1.gz /usr/share/man/man1/account-run.1.gz \
-  /usr/share/man/man1/account-report.1.gz /usr/share/man/man1/account-compare.1.gz \
-  /usr/share/man/man1/account-watch.1.gz /usr/share/man/man7/libaccount.7.gz \
-  /usr/share/bash-completion/completions/account \
-  /usr/share/account/perf-tests/perf-test.sh /usr/share/account/perf-tests/accounts-test.sh \
-  /usr/share/account/perf-tests/lib/common.sh /usr/share/doc/account/README.md \
-  /usr/share/doc/account/docs/record-format.md; do
-  grep -qx "$f" "$tmp/contents" || fail "$f not in the package"
+dpkg-deb -x "$deb" "$tmp/staged"
+commands=$("$tmp/staged/usr/bin/account" --help | awk -v list=commands -f "$src/packaging/help-options.awk")
+[[ " $(echo $commands) " == *" run report compare watch export "* ]] ||
+  fail "commands read from the packaged account --help: $commands"
+want=(/usr/bin/account "/usr/lib/$arch/libaccount.so" /usr/share/man/man1/account.1.gz
+  /usr/share/man/man7/libaccount.7.gz /usr/share/bash-completion/completions/account
+  /usr/share/account/perf-tests/perf-test.sh /usr/share/account/perf-tests/accounts-test.sh
+  /usr/share/account/perf-tests/README.md /usr/share/doc/account/README.md)
+for cmd in $commands; do want+=("/usr/share/man/man1/account-$cmd.1.gz"); done
+for f in "$src"/perf-tests/lib/*.sh; do want+=("/usr/share/account/perf-tests/lib/${f##*/}"); done
+for f in "$src"/docs/*.md; do want+=("/usr/share/doc/account/docs/${f##*/}"); done
+for f in "${want[@]}"; do
+  grep -qxF "$f" "$tmp/contents" || fail "$f not in the package"
 done
-! grep -q '^/usr/local\|^/usr/lib/libaccount.so$' "$tmp/contents" || fail "files outside /usr or the multiarch libdir"
+outside=$(grep -v '^/usr/' "$tmp/contents" | grep -vx '/' || true)
+[ -z "$outside" ] || fail "files outside /usr: $outside"
+! grep -q '^/usr/local/\|^/usr/lib/libaccount.so$' "$tmp/contents" ||
+  fail "files in /usr/local or the shim outside the multiarch libdir"
+
+# Control fields. Depends: for every library account and the shim are linked
+# against (NEEDED), the package that holds it; libunwind, dlopen'ed, only
+# recommended.
+depends=$(dpkg-deb -f "$deb" Depends)
+[ -n "$depends" ] || fail "no Depends"
+for bin in "$tmp/staged/usr/bin/account" "$tmp/staged/usr/lib/$arch/libaccount.so"; do
+  needed=$(objdump -p "$bin" | awk '$1 == "NEEDED" {print $2}')
+  [ -n "$needed" ] || fail "no NEEDED libraries read from $bin"
+  for lib in $needed; do
+    path=$(ldconfig -p | awk -v l="$lib" -v a="/$arch/" \
+      '$1 == l && !p && index($NF, a) { p = $NF } END { print p }')
+    # dpkg knows a file by the path its package ships (/lib/... on a merged /usr).
+    real=$(readlink -f "$path")
+    owner=$({ dpkg-query -S "$path" "$real" "${real#/usr}" 2>/dev/null || true; } |
+      sed -n '1s/[:,].*//p')
+    [ -n "$owner" ] || fail "no package holds $lib ($path), needed by ${bin##*/}"
+    [[ ", $depends" == *", $owner "* || ", $depends," == *", $owner,"* ]] ||
+      fail "Depends ($depends) lacks $owner, which holds $lib needed by ${bin##*/}"
+  done
+done
+[[ $depends != *libunwind* ]] || fail "libunwind in Depends (it is only dlopen'ed): $depends"
+recommends=$(dpkg-deb -f "$deb" Recommends)
+[[ $recommends == *libunwind8* ]] || fail "no libunwind8 in Recommends: $recommends"
+[ "$(dpkg-deb -f "$deb" Package)" = account ] || fail "Package: $(dpkg-deb -f "$deb" Package)"
+[ "$(dpkg-deb -f "$deb" Architecture)" = "$(dpkg --print-architecture)" ] ||
+  fail "Architecture: $(dpkg-deb -f "$deb" Architecture)"
 
 # Install into a throw-away root: dpkg needs its admin directory there.
 root=$tmp/root
@@ -49,23 +80,30 @@ touch "$root/var/lib/dpkg/status"
 # it, with a no-op ldconfig first in PATH so the host's cache is left alone;
 # --force-depends: the root has no libc6 package.
 mkdir "$tmp/stub"
-printf '#!/bin/sh
-exit 0
-' >"$tmp/stub/ldconfig"
+printf '#!/bin/sh\nexit 0\n' >"$tmp/stub/ldconfig"
 chmod +x "$tmp/stub/ldconfig"
 PATH=$tmp/stub:$PATH dpkg --root="$root" --force-depends --force-not-root \
   --force-script-chrootless --log=/dev/null -i "$deb" >"$tmp/dpkg.log" 2>&1 ||
   fail "dpkg -i: $(cat "$tmp/dpkg.log")"
 [ "$(dpkg --root="$root" -s account 2>/dev/null | sed -n 's/^Status: //p')" = "install ok installed" ] ||
   fail "dpkg --root -s account: not installed"
+[ -x "$root/usr/bin/account" ] && [ -f "$root/usr/lib/$arch/libaccount.so" ] ||
+  fail "dpkg -i left no usr/bin/account or usr/lib/$arch/libaccount.so in the root"
 
 unset ACCOUNT_LIB
 "$root/usr/bin/account" --version >"$tmp/version" || fail "account --version failed"
-grep -Eq '^account [0-9.]+ \((commit [0-9a-f]+(-dirty)?|unknown commit)\)$' "$tmp/version" ||
-  fail "account --version: $(cat "$tmp/version")"
+grep -Eq '^account [0-9]+\.[0-9]+\.[0-9]+ \((commit [0-9a-f]{12}(-dirty)?|unknown commit)\)$' \
+  "$tmp/version" || fail "account --version: $(cat "$tmp/version")"
 # account run preloads the shim it found: its record shows the command was counted.
-"$root/usr/bin/account" run -q -o "$tmp/r.jsonl" --test deb --op true -- /bin/true 2>"$tmp/err" ||
+"$root/usr/bin/account" run -q -o "$tmp/r.jsonl" --test deb --op ls -- ls / >/dev/null 2>"$tmp/err" ||
   fail "installed account run: $(cat "$tmp/err")"
-grep -q '"kind":"process".*"exe":"/usr/bin/true"' "$tmp/r.jsonl" ||
-  fail "no process record from the installed shim: $(cat "$tmp/r.jsonl")"
+grep -q '"kind":"process".*"exe":"/usr/bin/ls".*"malloc_calls":[1-9].*"written_by":"process"' \
+  "$tmp/r.jsonl" ||
+  fail "no counted process record from the installed shim: $(cat "$tmp/r.jsonl")"
+# ... and it was that shim: without it, account run names what it looked for.
+mv "$root/usr/lib/$arch/libaccount.so" "$tmp/libaccount.so.moved"
+if "$root/usr/bin/account" run -q -o "$tmp/r2.jsonl" -- /bin/true 2>"$tmp/err"; then
+  fail "account run succeeded without the installed shim"
+fi
+grep -q "libaccount.so not found" "$tmp/err" || fail "without the shim: $(cat "$tmp/err")"
 echo ok

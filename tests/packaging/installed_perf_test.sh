@@ -20,5 +20,11 @@ PATH=$tmp/decoy:$PATH "$tmp/prefix/share/account/perf-tests/perf-test.sh" --scal
   fail "installed perf-test.sh exited $?: $(tail -5 "$tmp/err")"
 for op in "add files" commit checkout serve pull; do
   grep -q "^zero_small  *$op " "$tmp/table" || fail "no row 'zero_small $op': $(cat "$tmp/table")"
+  # One tree record per operation from the installed account run, and git's
+  # processes counted by the installed shim.
+  [ "$(grep -c "\"kind\":\"tree\",\"test\":\"zero_small\",\"op\":\"$op\"" "$tmp/rec.jsonl")" -eq 1 ] ||
+    fail "not one tree record for zero_small $op in $tmp/rec.jsonl"
+  grep -q "\"kind\":\"process\".*\"exe\":\"[^\"]*/git[^\"]*\".*\"test\":\"zero_small\",\"op\":\"$op\".*\"malloc_calls\":[1-9]" \
+    "$tmp/rec.jsonl" || fail "no git process with counted mallocs for zero_small $op"
 done
 echo ok
