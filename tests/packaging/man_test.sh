@@ -20,11 +20,13 @@ commands=$("$account" --help | awk -v list=commands -f "$awk_file")
 pages=("$man/man1/account.1.gz" "$man/man7/libaccount.7.gz")
 for cmd in $commands; do pages+=("$man/man1/account-$cmd.1.gz"); done
 
+# Each page rendered once, to $tmp/NAME.txt (account-run.1.txt, ...).
 for page in "${pages[@]}"; do
   [ -f "$page" ] || { bad "missing page $page"; continue; }
-  render "$page" >"$tmp/text"
+  text=$tmp/$(basename "$page" .gz).txt
+  render "$page" >"$text"
   [ ! -s "$tmp/warnings" ] || bad "$(basename "$page"): $(cat "$tmp/warnings")"
-  [ -s "$tmp/text" ] || bad "$(basename "$page") renders empty"
+  [ -s "$text" ] || bad "$(basename "$page") renders empty"
 done
 
 # Every option of every command is an entry of that command's page: a line that
@@ -37,9 +39,8 @@ entry() {
     END { exit !found }' "$2"
 }
 for cmd in $commands; do
-  page=$man/man1/account-$cmd.1.gz
-  [ -f "$page" ] || continue
-  render "$page" | sed 's/^ *//' >"$tmp/text"
+  [ -f "$tmp/account-$cmd.1.txt" ] || continue
+  sed 's/^ *//' "$tmp/account-$cmd.1.txt" >"$tmp/text"
   "$account" "$cmd" --help | awk -f "$awk_file" | cut -f1,4 >"$tmp/options"
   n=0
   while IFS=$'\t' read -r names term; do
@@ -50,14 +51,14 @@ for cmd in $commands; do
   [ "$n" -ge 2 ] || bad "only $n options read from account $cmd --help"
 done
 # account(1) lists every command and refers to its page.
-render "$man/man1/account.1.gz" >"$tmp/text"
+cp "$tmp/account.1.txt" "$tmp/text"
 for cmd in $commands; do
   grep -q "^ *$cmd\b" "$tmp/text" || bad "account(1) does not list $cmd"
   grep -qF "account-$cmd(1)" "$tmp/text" || bad "account(1) does not refer to account-$cmd(1)"
 done
 
 # libaccount(7): the variables of the shim's settings and the record keys.
-render "$man/man7/libaccount.7.gz" >"$tmp/text"
+cp "$tmp/libaccount.7.txt" "$tmp/text"
 for var in $(grep -oh '"ACCOUNT_[A-Z_]*"' "$src"/libaccount/*.cc | tr -d '"' | sort -u); do
   grep -q "$var\b" "$tmp/text" || bad "libaccount(7) lacks $var (read in libaccount/)"
 done
