@@ -92,7 +92,7 @@ PATH=$tmp/stub:$PATH dpkg --root="$root" --force-depends --force-not-root \
 
 unset ACCOUNT_LIB
 "$root/usr/bin/account" --version >"$tmp/version" || fail "account --version failed"
-grep -Eq '^account [0-9]+\.[0-9]+\.[0-9]+ \((commit [0-9a-f]{12}(-dirty)?|unknown commit)\)$' \
+grep -Eq '^account [0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]{12}(-dirty)?|unknown: .*)\)$' \
   "$tmp/version" || fail "account --version: $(cat "$tmp/version")"
 # account run preloads the shim it found: its record shows the command was counted.
 "$root/usr/bin/account" run -q -o "$tmp/r.jsonl" --test deb --op ls -- ls / >/dev/null 2>"$tmp/err" ||
