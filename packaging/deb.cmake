@@ -7,10 +7,12 @@ set(CPACK_PACKAGE_NAME account)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_VENDOR "account")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "per-operation resource accounting for Linux programs")
-set(CPACK_PACKAGE_DESCRIPTION "An LD_PRELOAD shim (libaccount.so) that counts malloc and memcpy
-calls and bytes exactly and samples peak size and resident size of every process
-of a command, and the account tool that runs commands under it and prints the
-per-operation table, compares builds side by side and watches running processes.")
+set(CPACK_PACKAGE_DESCRIPTION "An LD_PRELOAD shim (libaccount.so) that counts malloc and memcpy calls
+and bytes exactly and samples the peak size and resident size of every process
+of a command, and the account tool that runs commands under it, prints the
+per-operation table, compares builds side by side and watches running
+processes. Also: manual pages, bash completion, and Monotone's and Gerrit's
+perf-tests on git (/usr/share/account/perf-tests).")
 set(ACCOUNT_DEB_MAINTAINER "account maintainers <account@localhost>" CACHE STRING
   "Maintainer field of the Debian package")
 set(CPACK_PACKAGE_CONTACT "${ACCOUNT_DEB_MAINTAINER}")

@@ -27,7 +27,8 @@
 #   --only TESTS     comma-separated tests to run (default: all, in the seed's order)
 #   -o FILE          records file, overwritten (default: ./perf-test-SCALE.jsonl;
 #                    with several builds FILE-NAME.jsonl for each)
-#   --account PATH   the account tool (default: $ACCOUNT, ../build*/cli/account, PATH)
+#   --account PATH   the account tool (default: $ACCOUNT, PREFIX/bin/account when installed
+#                    in PREFIX/share/account/perf-tests, ../build*/cli/account, PATH)
 #   -c KEY=VALUE     a git setting for every git command (git -c), repeatable
 #   --source DIR     the real source tree (default: /usr/include/linux)
 #   --format F       the table's format (account report --format)

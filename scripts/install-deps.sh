@@ -17,8 +17,12 @@ packages=(
   libjemalloc-dev libtcmalloc-minimal4
   # account export: pprof protobufs from upstream profile.proto, gzip, promtool for OpenMetrics.
   libprotobuf-dev protobuf-compiler golang-github-google-pprof-dev zlib1g-dev prometheus
-  # Packaging: man pages from --help, the .deb's Depends, its completion test.
-  help2man dpkg-dev file bash-completion
+  # Packaging: man pages from --help (help2man), rendered by the test (man-db);
+  # the .deb's Depends (dpkg-dev's dpkg-shlibdeps, which runs file); the
+  # completion test loads through bash-completion.
+  help2man man-db dpkg-dev file bash-completion
+  # perf-test.sh makes its random data sets with openssl enc (also run installed).
+  openssl
   # account report --format html is checked in a real browser, with the system's fonts.
   chromium fonts-dejavu-core
 )
