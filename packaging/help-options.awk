@@ -18,11 +18,23 @@
 #
 # Choices are read from descriptions of the forms "a, b, c or d (...)",
 # "KEY: a (default), b, c" and "'a': ...": parenthesized remarks are dropped
-# first.
+# first. A description "KEY=VALUE,...: ... (a, b, c) ..." gives the choices
+# "a= b= c=" (keys to assign, as in --fail-on METRIC=PCT,...).
 
 function flush(   text, choices, m, list) {
   if (names == "") return
   text = desc
+  gsub(/  +/, " ", text)  # continuation lines end in a space
+  # "KEY=VALUE,...: ... (a, b, c) ...": a comma list of assignments whose keys
+  # are the first parenthesized list; each choice is "key=".
+  if (match(text, /^[A-Z]+=[A-Z]+,\.\.\.:/) &&
+      match(text, /\([a-z][a-z0-9-]*(, [a-z][a-z0-9-]*)+\)/)) {
+    choices = substr(text, RSTART + 1, RLENGTH - 2)
+    gsub(/, /, "= ", choices)
+    printf "%s\t%s\t%s\t%s\t%s\n", names, value, choices "=", term, desc
+    names = ""
+    return
+  }
   while (gsub(/\([^()]*\)/, "", text) > 0) {}
   gsub(/ +,/, ",", text); gsub(/  +/, " ", text); sub(/ +$/, "", text)
   choices = ""

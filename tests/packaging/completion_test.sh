@@ -83,6 +83,10 @@ expect process account report --by ''
 expect "copied cpu malloc resident size wall" account report --percentiles ''
 expect "copied cpu malloc resident size wall" account report --sort ''
 expect "resident" account report --sort r
+# compare --fail-on METRIC=PCT,...: the metric names as keys, in a comma list,
+# with no space after the "=".
+expect "anon= copied= cpu= heap= malloc= resident= size= wall=" account compare --fail-on ''
+expect "cpu=5%,resident=" account compare --fail-on cpu=5%,res
 # Comma lists complete their last item.
 expect "+anon +exit +heap" account report --columns ''
 expect "+anon,+heap" account report --columns +anon,+h
