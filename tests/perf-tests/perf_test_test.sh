@@ -39,5 +39,4 @@ gt "$(csv_field "$tmp/csv" zero_large checkout copied_mib)" 15.9 || fail "zero_l
 # Progress on stderr names each test and operation.
 grep -q '^### everything: pull' "$tmp/err" || fail "no progress line for everything: pull"
 grep -q '^Test CPU: ' "$tmp/table" || fail "no Test CPU line above the table"
-[ "$elapsed" -lt 60 ] || fail "quick scale took $elapsed s (should be under a minute)"
 echo "ok: 45 rows, quick scale in $elapsed s"
