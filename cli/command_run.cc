@@ -52,8 +52,17 @@ namespace json = boost::json;
 namespace {
 
 // The status of a run account run itself could not carry out: a --prepare
-// failed. (As env, nohup and timeout use 125 for their own failures.)
+// failed, or records were lost (the output filled up during the run). As env,
+// nohup and timeout use 125 for their own failures.
 constexpr int kRunFailed = 125;
+
+constexpr const char* kRunHelp =
+    "\n"
+    "Exit status: the command's (128+N when signal N ended it, or when account run\n"
+    "got SIGINT, SIGTERM or SIGHUP and passed it on); 125 when account run could not\n"
+    "do its part (--prepare failed, or records were lost: the output filled up);\n"
+    "126 or 127 when the command could not be run; 1 for a bad option (nothing run).\n"
+    "See docs/run.md.\n";
 
 struct RunOptions {
   std::string test, op, output, backtrace_min, prepare;
@@ -126,7 +135,9 @@ struct RunResult {
   uint64_t tree_end_ns = 0;           // when the last process of the tree ended
   uint64_t processes = 0;
   SampledPeaks peaks{};
-  bool lingering = false;  // daemons outlive the command: a sampler writes the tree record
+  bool lingering = false;     // daemons outlive the command: a sampler writes the tree record
+  uint64_t records_lost = 0;  // records that could not be written (the tree record too)
+  std::string write_error;    // why the first of them was lost
 };
 
 std::string tree_record(const RunOptions& o, const RunResult& r, unsigned run) {
@@ -155,9 +166,11 @@ std::string tree_record(const RunOptions& o, const RunResult& r, unsigned run) {
   return line;
 }
 
-void write_tree_record(const std::string& path, const std::string& line) {
-  if (std::string err = append_record_line(path, line); !err.empty())
-    fmt::print(stderr, "account: cannot write the tree record to {}: {}\n", path, err);
+// Returns "" or why the record could not be written. Said by the caller
+// (account run, in its count of lost records), or here (a lingering sampler,
+// whose account run has left).
+std::string write_tree_record(const std::string& path, const std::string& line) {
+  return append_record_line(path, line);
 }
 
 // Reaps every child but `keep` that has exited (orphans that came back to us),
@@ -238,7 +251,8 @@ void linger(TreeSampler& tree, const RunOptions& o, const std::string& path, Run
   pid_t pid = fork();
   if (pid < 0 && !temporary) {  // the images still record themselves; the tree record is now
     r.tree_end_ns = realtime_ns();
-    write_tree_record(path, tree_record(o, r, run));
+    if (std::string err = write_tree_record(path, tree_record(o, r, run)); !err.empty())
+      fmt::print(stderr, "account: cannot write the tree record to {}: {}\n", path, err);
   }
   if (pid != 0) return;
   signals.restore();  // a TERM ends this sampler as any other process
@@ -258,8 +272,8 @@ void linger(TreeSampler& tree, const RunOptions& o, const std::string& path, Run
   r.peaks = tree.peaks();
   if (temporary)
     unlink(path.c_str());
-  else
-    write_tree_record(path, tree_record(o, r, run));
+  else if (std::string err = write_tree_record(path, tree_record(o, r, run)); !err.empty())
+    fmt::print(stderr, "account: cannot write the tree record to {}: {}\n", path, err);
   _exit(0);
 }
 
@@ -366,13 +380,21 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   r.processes = tree.processes_seen();
   r.peaks = tree.peaks();
   r.tree_end_ns = std::max(r.end_ns, tree.last_end_ns());
+  std::string tree_error;
   if (running > 0) {
     r.lingering = true;
     linger(tree, o, path, r, run, signals, temporary);
   } else {
     tree.remove_image_dir();
-    write_tree_record(path, tree_record(o, r, run));
+    tree_error = write_tree_record(path, tree_record(o, r, run));
   }
+  // Lost so far: the images', the sampler's and the tree record (a lingering
+  // sampler's losses come after account run has answered).
+  r.records_lost = tree.records_lost() + !tree_error.empty();
+  if (tree.first_write_error() != 0)
+    r.write_error = std::strerror(tree.first_write_error());
+  else
+    r.write_error = tree_error;
   return r;
 }
 
@@ -436,6 +458,12 @@ std::string prepare_failure(const std::string& command, int status) {
   return fmt::format("account: run: --prepare '{}' failed ({})\n", command, how);
 }
 
+std::string lost_records(const RunResult& r, const std::string& path, int command_status) {
+  return fmt::format(
+      "account: run: {} record{} lost, cannot write {}: {} (the command's exit status was {})\n",
+      r.records_lost, r.records_lost == 1 ? "" : "s", path, r.write_error, command_status);
+}
+
 }  // namespace
 
 int command_run(const Args& args) {
@@ -447,7 +475,7 @@ int command_run(const Args& args) {
   po::store(po::command_line_parser(option_args).options(desc).run(), vm);
   po::notify(vm);
   if (vm.count("help")) {
-    std::cout << desc;
+    std::cout << desc << kRunHelp;
     return 0;
   }
   check_values(o, vm);
@@ -526,6 +554,14 @@ int command_run(const Args& args) {
     if (struct stat st; stat(path.c_str(), &st) == 0) from = st.st_size;
     exit_status = WIFSIGNALED(r.status) ? 128 + WTERMSIG(r.status) : WEXITSTATUS(r.status);
     if (r.interrupted) exit_status = 128 + r.interrupted;
+    // Records lost (the output filled up after the probe): the figures are
+    // incomplete, whatever the command did, and the next repetition would
+    // lose its records too.
+    if (r.records_lost > 0) {
+      fmt::print(stderr, "{}", lost_records(r, path, exit_status));
+      exit_status = kRunFailed;
+      break;
+    }
     if (r.aborted || r.interrupted) break;
   }
   return exit_status;

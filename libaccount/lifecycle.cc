@@ -130,7 +130,11 @@ void finish(const Ending& ending) {
   if (claim(kRunning, kWriting)) {
     FinalFigures f;
     collect_final_figures(f);
-    emit(this_image(), f, ending);
+    int err = emit(this_image(), f, ending);
+    // Under account run, the run counts and reports lost records (one line
+    // for the whole tree); standalone, the image says so itself.
+    store_relaxed(&g_region->record_write_error, uint32_t(err));
+    if (err != 0 && !image_in_file()) warn_record_lost(g_settings, g_identity.pid, err);
     __atomic_store_n(&g_region->image_state,
                      ending.kind == EndKind::kExec ? kExecPending : kRecorded, __ATOMIC_RELEASE);
   }

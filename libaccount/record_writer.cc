@@ -311,6 +311,14 @@ bool check_output_writable(const Settings& settings, int pid) {
   return false;
 }
 
+void warn_record_lost(const Settings& settings, int pid, int err) {
+  if (g_output_warned) return;
+  g_output_warned = true;
+  char path[kPathCapacity];
+  expand_output_path(settings, pid, path, sizeof path);
+  warn("cannot write the record to ", path, ": ", strerrordesc_np(err));
+}
+
 // Room for the longest record this image can produce: argv escaped at worst six
 // bytes a byte, timeline numbers at most 21 characters each.
 size_t record_capacity(const RecordSource& src) {
@@ -354,24 +362,25 @@ bool compose_for_output(const RecordSource& src, const FinalFigures& figures, co
   return false;
 }
 
-void write_composed(const RecordSource& src, const Ending& ending, ComposedRecord* record) {
+int write_composed(ComposedRecord* record, const RecordSource& src) {
+  int err = 0;
   if (record->to_stderr) {
     ssize_t ignored = write(2, record->data, record->size);
     (void)ignored;
   } else if (record->data) {
     char path[kPathCapacity];
-    int err = append_record(*src.settings, src.identity->pid, record->data, record->size, path,
-                            sizeof path);
-    if (err != 0 && ending.writer == Writer::kProcess && !g_output_warned)
-      warn("cannot write the record to ", path, ": ", strerrordesc_np(err));
+    err = append_record(*src.settings, src.identity->pid, record->data, record->size, path,
+                        sizeof path);
   }
   if (record->mapping) munmap(record->mapping, record->mapping_size);
   *record = ComposedRecord{};
+  return err;
 }
 
-void emit(const RecordSource& src, const FinalFigures& figures, const Ending& ending) {
+int emit(const RecordSource& src, const FinalFigures& figures, const Ending& ending) {
   ComposedRecord record;
-  if (compose_for_output(src, figures, ending, &record)) write_composed(src, ending, &record);
+  if (!compose_for_output(src, figures, ending, &record)) return ENOMEM;
+  return write_composed(&record, src);
 }
 
 namespace {

@@ -83,6 +83,9 @@ int append_record(const Settings& settings, int pid, const char* data, uint64_t 
 // Checks at start-up that the output can be opened (creating it); warns once if not.
 bool check_output_writable(const Settings& settings, int pid);
 extern bool g_output_warned;  // at most one warning line per process
+// The image's own record could not be written (`err` from emit): one warning
+// line, unless one was given already.
+void warn_record_lost(const Settings& settings, int pid, int err);
 
 // A record composed and not yet written (in a static buffer or a mapping).
 struct ComposedRecord {
@@ -95,8 +98,8 @@ struct ComposedRecord {
 // Composes the record of `src` (or its stderr summary when no output is set).
 bool compose_for_output(const RecordSource& src, const FinalFigures& figures, const Ending& ending,
                         ComposedRecord* out);
-// Writes it (warning once on failure for the image's own record) and frees it.
-void write_composed(const RecordSource& src, const Ending& ending, ComposedRecord* record);
+// Writes it and frees it. Returns 0, or the errno of a failed write.
+int write_composed(ComposedRecord* record, const RecordSource& src);
 
 // A sampler found the image of `src` dead without its record: claims the
 // record (true: write it now). An image killed while writing its own (state
@@ -104,7 +107,8 @@ void write_composed(const RecordSource& src, const Ending& ending, ComposedRecor
 bool claim_dead_image_record(Region* region, const Settings& settings, int pid, uint64_t start_ns);
 
 // Composes and writes the record (or the stderr summary when no output is
-// set), warning once on failure. Used by every sampler.
-void emit(const RecordSource& src, const FinalFigures& figures, const Ending& ending);
+// set). Returns 0, or the errno of what failed (ENOMEM: no room to compose
+// it). Says nothing: whoever wrote it decides who is told.
+int emit(const RecordSource& src, const FinalFigures& figures, const Ending& ending);
 
 }  // namespace account

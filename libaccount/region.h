@@ -86,6 +86,10 @@ struct Region {
   uint32_t malloc_not_interposed;  // 1: another allocator precedes the shim
   uint32_t info_published;         // 1 once the image file holds the ImageInfo
   uint32_t libc_copies;            // LibcCopies (libc_copies.h): how libc's own copies are counted
+  // The errno of the image's own failed record write (0: written, or not yet):
+  // set before image_state says kRecorded, so a tree sampler that sees the
+  // record done also sees whether it was lost (account run counts the losses).
+  uint32_t record_write_error;
   Slot slots[kSlotCount];
 };
 

@@ -187,6 +187,7 @@ void TreeSampler::discover_images() {
     }
     stillborn_.erase(e->d_name);
     if (!image->running()) {  // it wrote its record before we looked: nothing to watch
+      count_loss(int(__atomic_load_n(&image->view.region->record_write_error, __ATOMIC_RELAXED)));
       unlink(path.c_str());
       unmap_image_file(&image->view);
       continue;
@@ -322,8 +323,24 @@ void TreeSampler::write_death_record(const ImageInfo& info, const Region* region
   src.timeline = timeline;
   src.backtraces = backtraces;
   src.malloc_interposed = !region->malloc_not_interposed;
-  emit(src, f, ending);
+  count_loss(emit(src, f, ending));
   ++records_written_;
+}
+
+void TreeSampler::count_loss(int err) {
+  if (err == 0) return;
+  ++records_lost_;
+  if (first_write_error_ == 0) first_write_error_ = err;
+}
+
+// An image's file is done with: its record is written (or lost) by now.
+void TreeSampler::forget_image(Image* image) {
+  if (!image->running())
+    count_loss(int(__atomic_load_n(&image->view.region->record_write_error, __ATOMIC_RELAXED)));
+  std::string name = image->name;  // the key outlives the Image it names
+  unlink((image_dir_ + "/" + name).c_str());
+  unmap_image_file(&image->view);
+  images_.erase(name);
 }
 
 void TreeSampler::record_stillborn(const std::string& name, const ImageName& id, Proc* proc) {
@@ -365,11 +382,7 @@ void TreeSampler::end_proc(pid_t pid) {
     record_stillborn(name, id, p);
     stillborn_.erase(name);
   }
-  for (Image* image : p->images) {
-    unlink((image_dir_ + "/" + image->name).c_str());
-    unmap_image_file(&image->view);
-    images_.erase(image->name);
-  }
+  for (Image* image : p->images) forget_image(image);
   reader_.close(&p->watch.handle);
   if (p->pidfd >= 0) {
     epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, p->pidfd, nullptr);
@@ -389,9 +402,8 @@ void TreeSampler::forget_recorded_images() {
       auto& list = p->second->images;
       list.erase(std::remove(list.begin(), list.end(), image), list.end());
     }
-    unlink((image_dir_ + "/" + image->name).c_str());
-    unmap_image_file(&image->view);
-    it = images_.erase(it);
+    ++it;  // forget_image erases it
+    forget_image(image);
   }
 }
 
@@ -447,15 +459,23 @@ size_t TreeSampler::running_images() const {
 
 void TreeSampler::remove_image_dir() {
   if (image_dir_.empty()) return;
-  for (auto& [name, image] : images_) {
-    unlink((image_dir_ + "/" + name).c_str());
-    unmap_image_file(&image->view);
-  }
-  images_.clear();
+  while (!images_.empty()) forget_image(images_.begin()->second.get());
   for (auto& [pid, p] : procs_) p->images.clear();
   if (DIR* dir = opendir(image_dir_.c_str())) {
-    while (dirent* e = readdir(dir))
-      if (e->d_name[0] != '.') unlinkat(dirfd(dir), e->d_name, 0);
+    while (dirent* e = readdir(dir)) {
+      if (e->d_name[0] == '.') continue;
+      // A file no tick looked at (an image that came and went between two):
+      // its record is written by now, or lost.
+      ImageName id;
+      ImageFileView view;
+      std::string path = image_dir_ + "/" + e->d_name;
+      if (parse_image_name(e->d_name, &id) && map_image_file(path.c_str(), &view)) {
+        if (image_recorded(__atomic_load_n(&view.region->image_state, __ATOMIC_ACQUIRE)))
+          count_loss(int(__atomic_load_n(&view.region->record_write_error, __ATOMIC_RELAXED)));
+        unmap_image_file(&view);
+      }
+      unlinkat(dirfd(dir), e->d_name, 0);
+    }
     closedir(dir);
   }
   rmdir(image_dir_.c_str());

@@ -115,6 +115,11 @@ class TreeSampler {
   uint64_t last_end_ns() const { return last_end_ns_; }
   /// Records this sampler wrote for images that died without writing theirs.
   uint64_t records_written() const { return records_written_; }
+  /// Records that could not be written to the output (a full disk): the
+  /// images' own, as each says in its file, and this sampler's.
+  uint64_t records_lost() const { return records_lost_; }
+  /// The errno of the first of them (0: none lost).
+  int first_write_error() const { return first_write_error_; }
 
  private:
   struct Image;
@@ -129,6 +134,8 @@ class TreeSampler {
                           const Proc& proc, const Ending& ending);
   std::unique_ptr<ImageInfo> fallback_info(const ImageName& id) const;
   void end_proc(pid_t pid);
+  void count_loss(int err);
+  void forget_image(Image* image);
   bool recorded_zombie(pid_t pid);
 
   pid_t root_;
@@ -143,6 +150,8 @@ class TreeSampler {
   std::map<std::string, std::unique_ptr<Image>> images_;  // by file name
   std::set<std::string> stillborn_;  // image files that could not be mapped yet
   uint64_t records_written_ = 0;
+  uint64_t records_lost_ = 0;
+  int first_write_error_ = 0;
   uint64_t last_end_ns_ = 0;
   TreeObserver* observer_ = nullptr;  // set: watched from outside
   std::set<pid_t> recorded_;          // ended and recorded: a zombie is not found again

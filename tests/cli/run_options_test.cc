@@ -20,6 +20,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
+std::string fmt_lost(size_t records, const std::string& path) {
+  return "account: run: " + std::to_string(records) + " records lost, cannot write " + path +
+         ": No space left on device (the command's exit status was 0)\n";
+}
+
 struct BadValue {
   std::vector<std::string> options;
   std::string message;
@@ -128,6 +133,57 @@ TEST(RunOutput, ProbeLeavesTheFileAsItWas) {
   EXPECT_TRUE(f.bad_lines.empty());
   EXPECT_EQ(f.trees.size(), 2u);
   EXPECT_EQ(f.processes.size(), 2u);
+}
+
+// The output passes the probe, then fills up during the run (the command
+// fills its small tmpfs): every record is lost, account run says how many in
+// one line (the shim's images say nothing: the run speaks for them) and
+// returns 125, not the command's 0. The tmpfs is mounted in a mount namespace
+// of its own (unshare; a user namespace too when not root), gone with it. How
+// many records the command makes is read from the same run to a roomy file.
+TEST(RunOutput, RecordsLostToAFullDiskAreCountedAndGiveStatus125) {
+  TempDir dir;
+  std::string small = dir.file("small");
+  fs::create_directory(small);
+  std::string fill = "head -c 1M /dev/zero > " + small + "/fill 2>/dev/null; /bin/true";
+  std::string script =
+      "set -e\n"
+      "mount -t tmpfs -o size=128k tmpfs " +
+      small +
+      "\n"
+      "status=0\n"
+      "'" ACCOUNT_CLI_PATH "' run -q -o " +
+      small + "/r.jsonl -- /bin/sh -c '" + fill +
+      "' || status=$?\n"
+      "echo status=$status\n"
+      "test -f " +
+      small +
+      "/fill && echo filled\n"
+      "echo bytes=$(wc -c < " +
+      small +
+      "/r.jsonl)\n"
+      "rm " +
+      small +
+      "/fill\n"
+      "'" ACCOUNT_CLI_PATH "' run -q -o " +
+      dir.file("roomy.jsonl") + " -- /bin/sh -c '" + fill +
+      "'\n"
+      "echo roomy=$?\n";
+  std::vector<std::string> argv = {"/usr/bin/unshare", "--mount", "--propagation", "private"};
+  if (geteuid() != 0) argv.insert(argv.begin() + 1, {"--user", "--map-root-user"});
+  argv.insert(argv.end(), {"/bin/sh", "-c", script});
+  ProgramResult r = run_program(argv);
+  ASSERT_NE(r.out.find("roomy=0\n"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.out.find("filled\n"), std::string::npos) << r.out;  // the command ran
+  EXPECT_NE(r.out.find("status=125\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("bytes=0\n"), std::string::npos) << r.out;
+  // The roomy run's records: the shell's and its children's, and the tree record.
+  RecordFile roomy = read_records(dir.file("roomy.jsonl"));
+  EXPECT_TRUE(roomy.bad_lines.empty());
+  ASSERT_EQ(roomy.trees.size(), 1u);
+  size_t records = roomy.processes.size() + roomy.trees.size();
+  ASSERT_GE(records, 3u);
+  EXPECT_EQ(r.err, fmt_lost(records, small + "/r.jsonl"));
 }
 
 std::vector<std::string> lines_of(const std::string& path) {
