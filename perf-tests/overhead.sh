@@ -11,6 +11,8 @@
 #                (default: build-bench, else build, in the source tree)
 #   --work DIR   scratch space, about 300 MiB (default: a new directory under /tmp)
 #   --only NAME  workloads whose name contains NAME (malloc, memcpy, git, python,
+#                "git log -p": issue 17's stdio-heavy row, also measured with
+#                ACCOUNT_LIBC_COPIES=0 as "account libc copies off",
 #                process-starts: sh starting 1000 /bin/true, with issue 12's
 #                targets; about a minute alone), "account run /bin/true" and
 #                "git ls-remote" (issue 19: what one account run adds; select
@@ -18,7 +20,7 @@
 #   --tools T,T  only these tools (account, account run, memusage, heaptrack, time -v,
 #                dhat, dhat copy, and variants; process starts also has
 #                account sampling off and empty preload)
-#   --variant NAME=LIB  also run the non-git workloads with LD_PRELOAD=LIB (a
+#   --variant NAME=LIB  also run the non-git workloads and git log -p with LD_PRELOAD=LIB (a
 #                prototype of the shim), interleaved like the others; the build's
 #                libforward_only.so (the floor: forwards, counts nothing) is
 #                always one, as "forward-only", unless --no-floor (not on process
@@ -47,7 +49,7 @@ while [ $# -gt 0 ]; do
     --tools) tools=$2; shift 2 ;;
     --variant) variants+=(--variant "$2"); shift 2 ;;
     --no-floor) no_floor=1; shift ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "overhead.sh: unknown option $1 (try --help)" >&2; exit 1 ;;
   esac
 done
