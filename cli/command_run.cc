@@ -547,7 +547,8 @@ int command_run(const Args& args) {
     RunResult r = run_once(o, path, run, signals, !temporary.path.empty());
     // While daemons of the run live on, their sampler holds the tree record:
     // the summary reads the figures so far.
-    if (!o.quiet && r.started)
+    // With records lost the summary's figures would be wrong: lost_records speaks instead.
+    if (!o.quiet && r.started && r.records_lost == 0)
       print_summary(o, path, from, r, r.lingering ? tree_record(o, r, run) : "",
                     !temporary.path.empty());
     from = 0;

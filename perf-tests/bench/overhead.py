@@ -155,6 +155,8 @@ def dhat_totals(rundir):
 
 def workload_says(rundir, key):
     """The workload's own line, e.g. 'malloc_loop calls=.. bytes=..'."""
+    if not os.path.exists(os.path.join(rundir, "stdout")):
+        return None  # its stdout went elsewhere (git log -p: /dev/null)
     with open(os.path.join(rundir, "stdout"), errors="replace") as fh:
         for line in fh:
             if line.startswith(key):

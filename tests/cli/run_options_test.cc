@@ -137,7 +137,8 @@ TEST(RunOutput, ProbeLeavesTheFileAsItWas) {
 
 // The output passes the probe, then fills up during the run (the command
 // fills its small tmpfs): every record is lost, account run says how many in
-// one line (the shim's images say nothing: the run speaks for them) and
+// one line, with no summary of figures it does not have (the shim's images
+// say nothing: the run speaks for them), and
 // returns 125, not the command's 0. The tmpfs is mounted in a mount namespace
 // of its own (unshare; a user namespace too when not root), gone with it. How
 // many records the command makes is read from the same run to a roomy file.
@@ -145,30 +146,18 @@ TEST(RunOutput, RecordsLostToAFullDiskAreCountedAndGiveStatus125) {
   TempDir dir;
   std::string small = dir.file("small");
   fs::create_directory(small);
-  std::string fill = "head -c 1M /dev/zero > " + small + "/fill 2>/dev/null; /bin/true";
-  std::string script =
-      "set -e\n"
-      "mount -t tmpfs -o size=128k tmpfs " +
-      small +
-      "\n"
-      "status=0\n"
-      "'" ACCOUNT_CLI_PATH "' run -q -o " +
-      small + "/r.jsonl -- /bin/sh -c '" + fill +
-      "' || status=$?\n"
-      "echo status=$status\n"
-      "test -f " +
-      small +
-      "/fill && echo filled\n"
-      "echo bytes=$(wc -c < " +
-      small +
-      "/r.jsonl)\n"
-      "rm " +
-      small +
-      "/fill\n"
-      "'" ACCOUNT_CLI_PATH "' run -q -o " +
-      dir.file("roomy.jsonl") + " -- /bin/sh -c '" + fill +
-      "'\n"
-      "echo roomy=$?\n";
+  std::string account = std::string("'") + ACCOUNT_CLI_PATH + "'";
+  std::string command = "/bin/sh -c 'head -c 1M /dev/zero > " + small + "/fill 2>/dev/null; true'";
+  std::string script = "set -e\n";
+  script += "mount -t tmpfs -o size=128k tmpfs " + small + "\n";
+  script += "status=0\n";
+  script += account + " run -o " + small + "/r.jsonl -- " + command + " || status=$?\n";
+  script += "echo status=$status\n";
+  script += "test -f " + small + "/fill && echo filled\n";
+  script += "echo bytes=$(wc -c < " + small + "/r.jsonl)\n";
+  script += "rm " + small + "/fill\n";
+  script += account + " run -q -o " + dir.file("roomy.jsonl") + " -- " + command + "\n";
+  script += "echo roomy=$?\n";
   std::vector<std::string> argv = {"/usr/bin/unshare", "--mount", "--propagation", "private"};
   if (geteuid() != 0) argv.insert(argv.begin() + 1, {"--user", "--map-root-user"});
   argv.insert(argv.end(), {"/bin/sh", "-c", script});
