@@ -49,8 +49,10 @@ TEST(RobustnessStress, SixtyFourThreadsEveryFunctionExactTotals) {
   EXPECT_EQ(r.exit_code, 0);
 }
 
-// 400 children, half of them forked while 4 threads allocate in the parent,
-// leaving by exit and _exit in turn: exactly one record each.
+// 400 children, half of them forked while 4 threads allocate and copy inside
+// libc in the parent, leaving by exit and _exit in turn: exactly one record
+// each, with exactly its own figures, libc's copies included (issue 17: the
+// patched slots are inherited, the parent's counts are not).
 TEST(RobustnessStress, ForkStormOneRecordPerChild) {
   TempDir dir;
   ShimRun run = run_with_shim(dir, {robustness_program("fork_storm"), "400", "4"}, {}, 401, 10);
@@ -72,6 +74,11 @@ TEST(RobustnessStress, ForkStormOneRecordPerChild) {
     // The child's own figures: the malloc and free it made, nothing of the parent's.
     EXPECT_EQ(c[0].malloc_calls, 1u) << "child " << i;
     EXPECT_EQ(c[0].malloc_bytes, 1000u + i) << "child " << i;
+    // The snprintf's one mempcpy inside libc, and no copy of its own.
+    EXPECT_EQ(record_field(run, children[i], "libc_copied_calls"), 1) << "child " << i;
+    EXPECT_EQ(record_field(run, children[i], "libc_copied_bytes"), 1000 + (long long)i)
+        << "child " << i;
+    EXPECT_EQ(c[0].copied_calls, 1u) << "child " << i;
   }
 }
 
@@ -118,8 +125,17 @@ TEST(RobustnessStress, ExecChainThroughEveryExecFunction) {
   EXPECT_EQ(r[5].exit_code, 7);
 }
 
+// Each child's figures are those of the same program run alone, libc's
+// copies included (issue 17): a vfork child borrows its parent's thread and
+// slots until it execs, and nothing of the parent's reaches the new image.
 void expect_spawn_storm(const std::string& mode) {
-  TempDir dir;
+  TempDir dir, alone_dir;
+  ShimRun alone = run_with_shim(alone_dir, {test_program("alloc_pattern")});
+  ASSERT_EQ(alone.records.processes.size(), 1u) << dump(alone);
+  const ProcessRecord& a = alone.records.processes[0];
+  long long alone_libc_bytes = record_field(alone, a.pid, "libc_copied_bytes");
+  long long alone_libc_calls = record_field(alone, a.pid, "libc_copied_calls");
+  ASSERT_GE(alone_libc_calls, 0) << dump(alone);  // counted: the key is there
   ShimRun run = run_with_shim(
       dir, {robustness_program("spawn_storm"), mode, "200", test_program("alloc_pattern")}, {}, 201,
       10);
@@ -137,6 +153,10 @@ void expect_spawn_storm(const std::string& mode) {
     ASSERT_EQ(c.size(), 1u) << "pid " << child;
     EXPECT_EQ(c[0].exe, test_program("alloc_pattern"));
     EXPECT_EQ(c[0].malloc_calls, 13u);  // alloc_pattern's own, nothing of the parent's
+    EXPECT_EQ(c[0].copied_bytes, a.copied_bytes) << "pid " << child;
+    EXPECT_EQ(c[0].copied_calls, a.copied_calls) << "pid " << child;
+    EXPECT_EQ(record_field(run, child, "libc_copied_bytes"), alone_libc_bytes) << "pid " << child;
+    EXPECT_EQ(record_field(run, child, "libc_copied_calls"), alone_libc_calls) << "pid " << child;
     EXPECT_EQ(c[0].end, "exit");
   }
 }

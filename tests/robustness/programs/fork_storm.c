@@ -1,27 +1,39 @@
 // Forks CHILDREN short-lived children; while every other fourth child is forked
-// THREADS extra threads are running malloc/free loops in the parent. Children
-// allocate, then leave by exit or _exit in turn. Prints "pid=P" and one
-// "child=C" line per child; exit status 0 when every child exited with 0.
+// THREADS extra threads are running malloc/free and snprintf loops in the
+// parent (snprintf copies inside libc: issue 17's counted libc copies). Child
+// i allocates 1000 + i bytes and snprintfs a string of 1000 + i bytes (one
+// mempcpy inside libc), then leaves by exit or _exit in turn. Prints "pid=P"
+// and one "child=C" line per child; exit status 0 when every child exited
+// with 0.
 // Usage: fork_storm CHILDREN THREADS
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 
 #include "say.h"
 
 static atomic_int stop;
+static char text[2001];  // 2000 'x'
+static char child_buffer[2100];
 
 static void* churn(void* arg) {
   (void)arg;
-  while (!atomic_load_explicit(&stop, memory_order_relaxed)) free(malloc(100));
+  char buffer[600];
+  while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+    free(malloc(100));
+    snprintf(buffer, sizeof buffer, "%s", text + 1500);
+  }
   return NULL;
 }
 
 int main(int argc, char** argv) {
   if (argc != 3) return 2;
   int children = atoi(argv[1]), threads = atoi(argv[2]);
-  if (threads > 16) return 2;
+  if (threads > 16 || children > 1000) return 2;
+  memset(text, 'x', 2000);
   say("pid=%d\n", (int)getpid());
   pthread_t ids[16];
   int failed = 0;
@@ -35,6 +47,7 @@ int main(int argc, char** argv) {
     if (pid < 0) return 3;
     if (pid == 0) {
       free(malloc(1000 + (size_t)i));
+      snprintf(child_buffer, sizeof child_buffer, "%s", text + 1000 - i);
       if (i % 2) _exit(0);
       exit(0);
     }
