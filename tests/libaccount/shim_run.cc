@@ -152,6 +152,11 @@ size_t expect_same(const Comparison& c) {
   EXPECT_EQ(c.shim.result.out, c.plain.out);
   EXPECT_EQ(c.shim.result.err, c.plain.err);
   EXPECT_EQ(c.shim.result.status, c.plain.status);
+  // With libc's own copies counted (issue 17): the patch took in every image
+  // (no record says it did not), so the output above is the patched libc's.
+  std::string records = slurp(c.shim.output);
+  EXPECT_EQ(records.find("\"libc_copies_counted\":false"), std::string::npos) << context(c);
+  EXPECT_NE(records.find("\"libc_copied_calls\":"), std::string::npos) << context(c);
   return expect_one_record_per_image(c.shim.records, context(c));
 }
 

@@ -73,8 +73,8 @@ Comparison run_both(const TempDir& dir, const std::vector<std::string>& argv, co
 /// Both runs' output and the records, for failure messages.
 std::string context(const Comparison& c);
 
-/// The same bytes, the same status, one record per image; returns the number of
-/// records.
+/// The same bytes, the same status, one record per image, with libc's own
+/// copies counted (the default); returns the number of records.
 size_t expect_same(const Comparison& c);
 
 /// A deterministic git: fixed names, dates, locale, no user or system config.
