@@ -16,7 +16,7 @@ namespace po = boost::program_options;
 
 int command_compare(const Args& args) {
   CompareOptions o;
-  std::string format = "table", names, columns, fail_on;
+  std::string format = "table", names, columns, fail_on, sort;
   po::options_description d("account compare A.jsonl B.jsonl [MORE.jsonl...] [options]");
   // clang-format off
   d.add_options()
@@ -30,6 +30,9 @@ int command_compare(const Args& args) {
        "METRIC=PCT,...: exit with status 3 when a later file is significantly worse than the "
        "first by more than PCT percent in METRIC (wall, cpu, size, resident, anon, heap, copied, "
        "malloc), e.g. cpu=5%,resident=2%,malloc=0.5%")
+      ("sort", po::value(&sort), "order each test's operations by KEY (a METRIC as for "
+       "--fail-on), largest first (the largest of the files' figures), and the tests by their "
+       "largest operation")
       ("include-failed", po::bool_switch(&o.include_failed),
        "count failed runs (exit status not 0, a signal, --timeout, interrupted) in the figures")
       ("strict", po::bool_switch(&o.strict), "stop at the first bad line (exit status 1)");
@@ -59,6 +62,10 @@ int command_compare(const Args& args) {
     std::optional<std::vector<Gate>> gates = parse_gates(fail_on, &error);
     if (!gates) throw UsageError{"compare: " + error};
     o.fail_on = *gates;
+  }
+  if (vm.count("sort")) {
+    o.sort = parse_metric(sort);
+    if (!o.sort) throw UsageError{"compare: --sort: " + unknown_metric(sort)};
   }
   if (o.files.size() < 2)
     throw UsageError{"compare: needs at least two record files (try account compare --help)"};

@@ -408,8 +408,8 @@ Cell optional_number(std::optional<double> v) {
 
 Table compare_table(const std::vector<std::string>& names,
                     const std::vector<std::vector<Operation>>& inputs, const ExtraColumns& extra,
-                    bool include_failed, const std::vector<Gate>& gates,
-                    CompareFindings* findings) {
+                    bool include_failed, const std::vector<Gate>& gates, CompareFindings* findings,
+                    std::optional<Metric> sort) {
   // The union of operations: tests in order of first appearance (first input
   // first), each test's operations likewise.
   std::vector<std::string> tests;
@@ -426,6 +426,32 @@ Table compare_table(const std::vector<std::string>& names,
       }
       slots[i] = &o;
     }
+  }
+  if (sort) {
+    // An operation's rank: the largest of its inputs' figures (blank: last);
+    // a test's: its largest operation's. Ties keep the order of appearance.
+    auto rank = [&](const std::string& test, const std::string& op) {
+      double top = -1;
+      for (const Operation* o : found[{test, op}]) {
+        if (!o) continue;
+        std::vector<RunFigures> runs = counted_runs(*o, include_failed);
+        if (!runs.empty()) top = std::max(top, metric_of(median_of_runs(runs), *sort));
+      }
+      return top;
+    };
+    std::map<std::string, double> test_top;
+    for (const std::string& test : tests) {
+      auto& ops = ops_of_test[test];
+      std::map<std::string, double> op_top;
+      for (const std::string& op : ops) op_top[op] = rank(test, op);
+      std::stable_sort(ops.begin(), ops.end(), [&](const std::string& a, const std::string& b) {
+        return op_top[a] > op_top[b];
+      });
+      test_top[test] = ops.empty() ? -1 : op_top[ops.front()];
+    }
+    std::stable_sort(tests.begin(), tests.end(), [&](const std::string& a, const std::string& b) {
+      return test_top[a] > test_top[b];
+    });
   }
   bool repeated = false, failed = false;
   for (const auto& input : inputs) {
@@ -744,7 +770,7 @@ int run_compare(const CompareOptions& options, std::string* out, const MessageSi
   note_unlabelled(all, err);
   CompareFindings findings;
   Table table = compare_table(names, ops, options.columns, options.include_failed, options.fail_on,
-                              &findings);
+                              &findings, options.sort);
   for (const std::string& r : findings.refusals) err(r);
   for (const std::string& r : findings.failures) err(r);
   for (const std::string& r : findings.ungated) err(r);

@@ -65,10 +65,14 @@ struct CompareFindings {
 /// the medians in percent with a verdict mark, an interval row for people, and
 /// the interval, verdict and method of each figure in CSV and JSON fields.
 /// `gates` (--fail-on) are checked on every change row into *findings.
+/// `sort` (--sort KEY): each test's operations by the largest of their inputs'
+/// figures, largest first, and the tests by their largest operation; an
+/// operation's rows stay together.
 Table compare_table(const std::vector<std::string>& names,
                     const std::vector<std::vector<Operation>>& inputs,
                     const ExtraColumns& extra = {}, bool include_failed = false,
-                    const std::vector<Gate>& gates = {}, CompareFindings* findings = nullptr);
+                    const std::vector<Gate>& gates = {}, CompareFindings* findings = nullptr,
+                    std::optional<Metric> sort = std::nullopt);
 
 /// `--sort KEY`: each test's rows by the metric, largest first, and the tests
 /// by their largest row (ties keep their order; rows without a figure last).
@@ -106,6 +110,7 @@ struct CompareOptions {
   bool strict = false;
   bool include_failed = false;  ///< --include-failed
   std::vector<Gate> fail_on;    ///< --fail-on METRIC=PCT,...
+  std::optional<Metric> sort;   ///< --sort KEY
 };
 
 /// Exit status as run_report's, and 3 (above 2 and 4, below 1) when a gate of

@@ -191,6 +191,29 @@ TEST(Cli, SortAndColumns) {
             testing::read_file(std::string(PARSE_TEST_DIR) + "/golden/fixed.heap-exit.txt"));
 }
 
+// compare --sort: an operation's rows stay together, ranked by the larger of
+// the files' figures (gamma/new is only in b.jsonl, with the most CPU).
+TEST(Cli, CompareSort) {
+  Shell sorted = account("compare a.jsonl b.jsonl --format csv --sort cpu | cut -d, -f1-4");
+  EXPECT_EQ(sorted.status, 0);
+  EXPECT_EQ(sorted.out,
+            "test,operation,build,row\n"
+            "gamma,new,b.jsonl,value\n"
+            "alpha,commit,a.jsonl,value\n"
+            "alpha,add,a.jsonl,value\n"
+            "alpha,add,b.jsonl,value\n"
+            "alpha,add,b.jsonl vs a.jsonl,change_pct\n"
+            "beta,checkout,a.jsonl,value\n"
+            "beta,checkout,b.jsonl,value\n"
+            "beta,checkout,b.jsonl vs a.jsonl,change_pct\n");
+  Shell bad = account("compare a.jsonl b.jsonl --sort rss");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_EQ(bad.out, "");
+  EXPECT_EQ(bad.err,
+            "account: compare: --sort: unknown metric 'rss' (known: wall, cpu, size, resident, "
+            "anon, heap, copied, malloc)\n");
+}
+
 TEST(Cli, UnlabelledNote) {
   Shell s = account("report unlabelled.jsonl");
   EXPECT_EQ(s.status, 0);
