@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 namespace account {
 
@@ -48,18 +47,48 @@ uint64_t first_start(const std::vector<const ProcessRecord*>& records) {
   return t == UINT64_MAX ? 0 : t;
 }
 
-// The value of a process's series at time t (seconds since the run's start):
-// its latest sample at or before t; nullopt before its first or after its end.
-std::optional<double> value_at(const ProcessRecord& r, const std::vector<uint64_t>& column,
-                               double origin_s, double t) {
-  const Timeline& tl = *r.timeline;
-  if (column.empty()) return std::nullopt;
-  double start = double(r.start_ns) / 1e9 - origin_s;
-  double end = double(r.end_ns) / 1e9 - origin_s;
-  if (t < start + tl.t_ms.front() / 1e3 || t > end) return std::nullopt;
-  auto it = std::upper_bound(tl.t_ms.begin(), tl.t_ms.end(), (t - start) * 1e3);
-  size_t i = size_t(it - tl.t_ms.begin());
-  return double(column[i ? i - 1 : 0]);
+// The sum over processes of one timeline column, as a step function: a
+// process counts from its first sample to its end, at its latest sample. One
+// point after the samples of each instant, and one more after the ends at
+// that instant (a vertical drop), so a process's last reading is kept.
+// O(samples log samples), however many processes overlap.
+std::vector<CurvePoint> summed_curve(const std::vector<const ProcessRecord*>& with,
+                                     std::vector<uint64_t> Timeline::*column, uint64_t origin_ns) {
+  struct Event {
+    double t;
+    int kind;  // 0: a sample, 1: the process's end
+    size_t process;
+    double value;
+  };
+  std::vector<Event> events;
+  for (size_t p = 0; p < with.size(); ++p) {
+    const ProcessRecord& r = *with[p];
+    const std::vector<uint64_t>& values = (*r.timeline).*column;
+    if (values.empty()) continue;
+    // In ns since the origin, divided once: equal instants stay equal.
+    double start = double(r.start_ns - std::min(r.start_ns, origin_ns));
+    double end = double(std::max(r.end_ns, r.start_ns) - std::min(r.start_ns, origin_ns)) / 1e9;
+    for (size_t k = 0; k < values.size() && k < r.timeline->t_ms.size(); ++k) {
+      double t = (start + r.timeline->t_ms[k] * 1e6) / 1e9;
+      if (t <= end) events.push_back({t, 0, p, double(values[k])});
+    }
+    events.push_back({end, 1, p, 0});
+  }
+  std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+    return a.t != b.t ? a.t < b.t : a.kind < b.kind;
+  });
+  std::vector<double> current(with.size(), 0);
+  std::vector<CurvePoint> out;
+  double sum = 0;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const Event& e = events[i];
+    sum += e.value - current[e.process];
+    current[e.process] = e.value;
+    bool group_ends =
+        i + 1 == events.size() || events[i + 1].t != e.t || events[i + 1].kind != e.kind;
+    if (group_ends) out.push_back({e.t, sum < 0.5 ? 0 : sum});
+  }
+  return out;
 }
 
 }  // namespace
@@ -79,26 +108,13 @@ MemoryChartData memory_chart_of_run(const RunFigures& run, size_t largest) {
   for (const ProcessRecord* r : records_of(run))
     if (r->timeline && !r->timeline->t_ms.empty()) with.push_back(r);
   if (with.empty()) return d;
-  double origin = double(first_start(records_of(run))) / 1e9;
-  // Every instant any process was sampled, in seconds since the run's start.
-  std::set<double> instants;
-  for (const ProcessRecord* r : with)
-    for (double ms : r->timeline->t_ms)
-      instants.insert(double(r->start_ns) / 1e9 - origin + ms / 1e3);
-  MemorySeries rss{"whole tree, resident", {}, true}, size{"whole tree, size", {}, false};
-  for (double t : instants) {
-    double sum_rss = 0, sum_size = 0;
-    for (const ProcessRecord* r : with) {
-      sum_rss += value_at(*r, r->timeline->rss_bytes, origin, t).value_or(0);
-      sum_size += value_at(*r, r->timeline->size_bytes, origin, t).value_or(0);
-    }
-    rss.points.push_back({t, sum_rss});
-    size.points.push_back({t, sum_size});
-  }
+  uint64_t origin_ns = first_start(records_of(run));
+  MemorySeries rss{"whole tree, resident", summed_curve(with, &Timeline::rss_bytes, origin_ns),
+                   true};
+  MemorySeries size{"whole tree, size", summed_curve(with, &Timeline::size_bytes, origin_ns),
+                    false};
   d.series.push_back(std::move(rss));
-  if (std::any_of(with.begin(), with.end(),
-                  [](auto* r) { return !r->timeline->size_bytes.empty(); }))
-    d.series.push_back(std::move(size));
+  if (!size.points.empty()) d.series.push_back(std::move(size));
   // The largest processes' own resident curves (only worth drawing when the
   // tree has more than one process).
   if (with.size() > 1) {
@@ -110,20 +126,21 @@ MemoryChartData memory_chart_of_run(const RunFigures& run, size_t largest) {
       const ProcessRecord& r = *by_peak[i];
       if (r.timeline->rss_bytes.empty()) continue;
       MemorySeries s{fmt::format("{} (pid {}), resident", program_of(r), r.pid), {}, false};
-      double start = double(r.start_ns) / 1e9 - origin;
-      for (size_t k = 0; k < r.timeline->t_ms.size(); ++k)
-        s.points.push_back({start + r.timeline->t_ms[k] / 1e3, double(r.timeline->rss_bytes[k])});
+      double start = double(r.start_ns - std::min(r.start_ns, origin_ns));
+      for (size_t k = 0; k < r.timeline->t_ms.size() && k < r.timeline->rss_bytes.size(); ++k)
+        s.points.push_back(
+            {(start + r.timeline->t_ms[k] * 1e6) / 1e9, double(r.timeline->rss_bytes[k])});
       d.series.push_back(std::move(s));
     }
   }
-  // The kernel's resident peak of the process with the largest one, when it
-  // is above everything sampled: a spike between two samples.
+  // The kernel's resident peak (VmHWM) of the process with the largest one,
+  // when it is above the whole tree's sampled resident curve: a spike that
+  // fell between two samples. (The size curve is another quantity: not compared.)
   const ProcessRecord* top = nullptr;
   for (const ProcessRecord* r : records_of(run))
     if (!top || r->rss_peak_bytes > top->rss_peak_bytes) top = r;
   double sampled = 0;
-  for (const MemorySeries& s : d.series)
-    for (const CurvePoint& p : s.points) sampled = std::max(sampled, p.y);
+  for (const CurvePoint& p : d.series[0].points) sampled = std::max(sampled, p.y);
   if (top && double(top->rss_peak_bytes) > sampled) {
     d.kernel_peak_bytes = double(top->rss_peak_bytes);
     d.kernel_peak_label = fmt::format("kernel resident peak of {} (VmHWM)", program_of(*top));
@@ -137,14 +154,19 @@ std::vector<TimelineRow> timeline_of_run(const RunFigures& run, double* span_s, 
   uint64_t last = origin;
   for (const ProcessRecord* r : records) last = std::max(last, r->end_ns);
   *span_s = double(last - origin) / 1e9;
-  // An exec chain: the images of one pid, in start order, on one row.
+  // An exec chain: the images of one pid, in start order, on one row. An
+  // image that did not end by exec ends its chain: a later image of the same
+  // pid is another process (the pid was reused).
   std::map<int64_t, std::vector<const ProcessRecord*>> by_pid;
   for (const ProcessRecord* r : records) by_pid[r->pid].push_back(r);
   std::vector<std::vector<const ProcessRecord*>> chains;
   for (auto& [pid, images] : by_pid) {
     std::stable_sort(images.begin(), images.end(),
                      [](auto* a, auto* b) { return a->start_ns < b->start_ns; });
-    chains.push_back(images);
+    for (size_t i = 0; i < images.size(); ++i) {
+      if (i == 0 || images[i - 1]->end != "exec") chains.emplace_back();
+      chains.back().push_back(images[i]);
+    }
   }
   std::stable_sort(chains.begin(), chains.end(),
                    [](const auto& a, const auto& b) { return a[0]->start_ns < b[0]->start_ns; });
