@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "export.h"
 #include "file_options.h"
+#include "output_file.h"
 
 namespace account {
 
@@ -31,16 +32,6 @@ constexpr const char* kExportHelp =
     "  openmetrics   the report's figures as OpenMetrics text (Prometheus, node_exporter)\n"
     "pprof and folded need records made with --backtrace-min; chrome-trace shows memory\n"
     "curves for records made with --timeline. See docs/export.md.\n";
-
-void write_output(const std::string& path, const std::string& bytes) {
-  std::FILE* f = path.empty() ? stdout : std::fopen(path.c_str(), "wb");
-  if (!f) throw UsageError{fmt::format("export: cannot write {}: {}", path, std::strerror(errno))};
-  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  ok = (path.empty() ? std::fflush(f) : std::fclose(f)) == 0 && ok;
-  if (!ok)
-    throw UsageError{fmt::format("export: cannot write {}: {}",
-                                 path.empty() ? "standard output" : path, std::strerror(errno))};
-}
 
 }  // namespace
 
@@ -72,11 +63,12 @@ int command_export(const Args& args) {
         "export: {} output is binary and standard output is a terminal: use -o FILE or a "
         "redirect",
         format)};
+  OutputFile file("export", output);
   std::unique_ptr<Symbolizer> symbolizer = make_addr2line_symbolizer();
   o.symbolizer = symbolizer.get();
   std::string out;
   int status = run_export(o, &out, [](const std::string& m) { fmt::print(stderr, "{}\n", m); });
-  if (status != 1) write_output(output, out);
+  if (status != 1) file.write(out);
   return status;
 }
 

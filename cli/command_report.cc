@@ -11,6 +11,8 @@
 #include "backtrace_report.h"
 #include "commands.h"
 #include "file_options.h"
+#include "html_report.h"
+#include "output_file.h"
 #include "report.h"
 
 namespace account {
@@ -66,14 +68,18 @@ Format format_option(const std::string& name) {
 
 int command_report(const Args& args) {
   ReportOptions o;
-  std::string format = "table", by, percentiles, columns, sort;
+  std::string format = "table", by, percentiles, columns, sort, output;
   bool backtraces = false;
   po::options_description d("account report [FILES...] [options]");
   // clang-format off
   d.add_options()
       ("help,h", "this help")
-      ("format,f", po::value(&format), "table (default), csv, json, markdown or html (a page "
-       "with charts; -o FILE or a redirect)")
+      ("format,f", po::value(&format), "table (default), csv, json, markdown, html (a page "
+       "with the table and charts) or svg (one chart: --chart, --test, --op)")
+      ("output,o", po::value(&output), "write to FILE (default: standard output)")
+      ("chart", po::value(&o.chart), "with --format svg: memory, processes or allocations")
+      ("test", po::value(&o.chart_test), "with --format svg: the test of the chart")
+      ("op", po::value(&o.chart_op), "with --format svg: the operation of the chart")
       ("by", po::value(&by), "'process': one row per process image under each operation")
       ("percentiles", po::value(&percentiles)->implicit_value("wall"),
        "distribution over runs of KEY: wall (default), cpu, size, resident, copied, malloc")
@@ -94,7 +100,20 @@ int command_report(const Args& args) {
     std::cout << d << kReportHelp;
     return 0;
   }
+  if (format == "svg") {
+    if (o.chart.empty() || !vm.count("op"))
+      throw UsageError{
+          "report: --format svg draws one chart: give --chart memory|processes|allocations, "
+          "--test T and --op O"};
+    if (!parse_chart_kind(o.chart))
+      throw UsageError{
+          fmt::format("report: --chart '{}': use memory, processes or allocations", o.chart)};
+    format = "html";
+  } else if (!o.chart.empty() || vm.count("test") || vm.count("op")) {
+    throw UsageError{"report: --chart, --test and --op go with --format svg"};
+  }
   o.format = format_option(format);
+  OutputFile file("report", output);
   if (backtraces) {
     if (o.format != Format::kTable || !by.empty() || vm.count("percentiles") || vm.count("columns"))
       throw UsageError{
@@ -104,7 +123,7 @@ int command_report(const Args& args) {
     auto symbolizer = make_addr2line_symbolizer();
     int status = run_backtrace_report(o.files, o.strict, *symbolizer, &out,
                                       [](const std::string& m) { fmt::print(stderr, "{}\n", m); });
-    std::fwrite(out.data(), 1, out.size(), stdout);
+    file.write(out);
     return status;
   }
   if (vm.count("columns")) {
@@ -137,7 +156,7 @@ int command_report(const Args& args) {
   }
   std::string out;
   int status = run_report(o, &out, [](const std::string& m) { fmt::print(stderr, "{}\n", m); });
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  if (status != 1) file.write(out);
   return status;
 }
 

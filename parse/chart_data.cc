@@ -108,6 +108,7 @@ MemoryChartData memory_chart_of_run(const RunFigures& run, size_t largest) {
   for (const ProcessRecord* r : records_of(run))
     if (r->timeline && !r->timeline->t_ms.empty()) with.push_back(r);
   if (with.empty()) return d;
+  for (const ProcessRecord* r : with) d.samples += r->timeline->t_ms.size();
   uint64_t origin_ns = first_start(records_of(run));
   MemorySeries rss{"whole tree, resident", summed_curve(with, &Timeline::rss_bytes, origin_ns),
                    true};

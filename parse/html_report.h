@@ -4,13 +4,16 @@
 /// timeline and where its large allocations come from.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "aggregate.h"
 #include "backtrace_record.h"
 #include "backtrace_report.h"
 #include "render.h"
+#include "report.h"
 #include "table.h"
 
 namespace account {
@@ -28,6 +31,23 @@ struct HtmlReportInput {
 };
 
 std::string html_report(const HtmlReportInput& input);
+
+/// run_report's page or chart (options.chart): the table of `ops` by
+/// operation_table, the backtraces of `files` read again and symbolized.
+/// Returns 1 (a line on err) when the chart's operation is not in `ops`.
+int render_pictures(const ReportOptions& options, const std::vector<std::string>& files,
+                    std::vector<Operation> ops, std::string* out, const MessageSink& err);
+
+/// The charts of an operation, as `--chart NAME` names them.
+enum class ChartKind { kMemory, kProcesses, kAllocations };
+/// "memory", "processes", "allocations"; nullopt otherwise.
+std::optional<ChartKind> parse_chart_kind(std::string_view name);
+
+/// One chart of ops[index] as a standalone SVG document; where there is
+/// nothing to draw (no timeline, no backtraces) an SVG holding the note the
+/// page would show, and the note in *note.
+std::string chart_svg(const HtmlReportInput& input, size_t index, ChartKind kind,
+                      std::string* note);
 
 /// A page with one table and nothing else (the by-process and percentile
 /// tables, compare): the Renderer of Format::kHtml.

@@ -713,7 +713,8 @@ int run_report(const ReportOptions& options, std::string* out, const MessageSink
   if (files.empty()) files.push_back("-");
   std::vector<Input> inputs;
   if (!open_all(files, &inputs, err)) return 1;
-  bool page = options.format == Format::kHtml && !options.by_process && !options.percentiles;
+  bool page = (options.format == Format::kHtml || !options.chart.empty()) && !options.by_process &&
+              !options.percentiles;
   Aggregator aggregator(options.by_process || page);
   for (Input& in : inputs) in.into = &aggregator;
   int status = read_inputs(inputs, options.strict, err);
@@ -722,18 +723,8 @@ int run_report(const ReportOptions& options, std::string* out, const MessageSink
   note_unlabelled({&ops}, err);
   status = final_status(status, any_failed(ops));
   if (page) {
-    HtmlReportInput html;
-    html.files = files;
-    html.table = operation_table(ops, options.columns, options.include_failed);
-    std::vector<std::string> paths;
-    for (const std::string& f : files)
-      if (f != "-") paths.push_back(f);
-    html.backtraces = read_backtraces(paths);
-    if (!html.backtraces.empty() && options.symbolizer)
-      html.symbols = symbolize(html.backtraces, *options.symbolizer);
-    html.ops = std::move(ops);
-    *out = html_report(html);
-    return status;
+    int drawn = render_pictures(options, files, std::move(ops), out, err);
+    return drawn ? drawn : status;
   }
   Table table = options.by_process ? process_table(ops, options.columns)
                 : options.percentiles

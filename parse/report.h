@@ -95,6 +95,9 @@ struct ReportOptions {
   std::optional<Metric> sort;   ///< --sort KEY (the operation table)
   /// Names backtrace frames in the HTML report (nullptr: addresses only).
   Symbolizer* symbolizer = nullptr;
+  /// `--format svg --chart NAME --test T --op O`: that one chart as an SVG
+  /// document instead of a table or page (NAME: memory, processes, allocations).
+  std::string chart, chart_test, chart_op;
 };
 
 /// Exit status (final_status): 0 every line read, 2 some lines skipped, 1 nothing

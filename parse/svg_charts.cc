@@ -27,6 +27,11 @@ std::string svg_open(int width, int height, const std::string& label) {
       width, height, xml_escape(label), kFont);
 }
 
+// The last tick's label ends at the chart's right edge instead of running past it.
+const char* tick_anchor(double t, const std::vector<double>& ticks) {
+  return ticks.size() > 1 && t == ticks.back() ? "end" : "middle";
+}
+
 std::string mib_text(double bytes) {
   return fmt::format("{:.2f} MiB", bytes / (1024.0 * 1024.0));
 }
@@ -69,9 +74,9 @@ std::string memory_chart_svg(const MemoryChartData& data, int width, int height)
         format_mib_tick(t, step_y));
   }
   for (double t : xt)
-    out +=
-        fmt::format("<text x=\"{0}\" y=\"{1}\" text-anchor=\"middle\" fill=\"#555\">{2}</text>\n",
-                    num(x(t)), num(height - bottom + 16), format_seconds_tick(t, step_x));
+    out += fmt::format("<text x=\"{0}\" y=\"{1}\" text-anchor=\"{2}\" fill=\"#555\">{3}</text>\n",
+                       num(x(t)), num(height - bottom + 16), tick_anchor(t, xt),
+                       format_seconds_tick(t, step_x));
   out += fmt::format(
       "<text x=\"12\" y=\"{0}\" transform=\"rotate(-90 12 {0})\" text-anchor=\"middle\" "
       "fill=\"#333\">MiB</text>\n",
@@ -131,8 +136,9 @@ std::string process_timeline_svg(const std::vector<TimelineRow>& rows, double sp
   for (double t : xt)
     out += fmt::format(
         "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#eee\"/>"
-        "<text x=\"{0}\" y=\"{3}\" text-anchor=\"middle\" fill=\"#555\">{4}</text>\n",
-        num(x(t)), num(top), num(axis_y), num(axis_y + 14), format_seconds_tick(t, step_x));
+        "<text x=\"{0}\" y=\"{3}\" text-anchor=\"{4}\" fill=\"#555\">{5}</text>\n",
+        num(x(t)), num(top), num(axis_y), num(axis_y + 14), tick_anchor(t, xt),
+        format_seconds_tick(t, step_x));
   for (size_t r = 0; r < rows.size(); ++r) {
     double ry = top + row_h * double(r);
     std::string label = rows[r].label;

@@ -26,6 +26,7 @@ struct MemoryChartData {
   /// two samples); 0: none.
   double kernel_peak_bytes = 0;
   std::string kernel_peak_label;
+  size_t samples = 0;  ///< the readings behind the curves (for the "one sample" note)
 };
 
 /// Width and height in CSS pixels; the SVG scales with its container.

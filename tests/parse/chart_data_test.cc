@@ -129,6 +129,7 @@ TEST(ChartData, TheTreeCurveIsTheSumOfTheLatestSamplesOfTheLiveProcesses) {
   add_timeline(&b, {0, 10}, {4, 5});
   MemoryChartData d = memory_chart_of_run(run_of({a, b}));
   ASSERT_GE(d.series.size(), 2u);
+  EXPECT_EQ(d.samples, 5u);
   EXPECT_EQ(d.series[0].name, "whole tree, resident");
   EXPECT_TRUE(d.series[0].emphasis);
   struct Expected {

@@ -1,0 +1,182 @@
+// account report --format html: a page that makes no network request, whose
+// table holds exactly what `account report` prints for the same records,
+// with the charts that the records allow and a note where they do not.
+#include "html_report.h"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <sstream>
+
+#include "golden.h"
+
+namespace account {
+namespace {
+
+using testing::data_path;
+using testing::Outcome;
+using testing::TempFile;
+
+Outcome page_of(const std::string& path) {
+  ReportOptions o;
+  o.files = {path};
+  o.format = Format::kHtml;
+  return testing::report(o);
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+std::string collapse(const std::string& line) {
+  std::istringstream words(line);
+  std::string w, out;
+  while (words >> w) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+std::string unescape(std::string s) {
+  for (auto [from, to] : {std::pair<std::string, std::string>{"&lt;", "<"},
+                          {"&gt;", ">"},
+                          {"&quot;", "\""},
+                          {"&#39;", "'"},
+                          {"&amp;", "&"}})
+    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+      s.replace(at, from.size(), to);
+  return s;
+}
+
+// The rows of the page's first table, each row's cells joined by one space.
+std::vector<std::string> first_table_rows(const std::string& html) {
+  std::string table = html.substr(html.find("<table>"));
+  table = table.substr(0, table.find("</table>"));
+  std::vector<std::string> rows;
+  std::regex row("<tr[^>]*>(.*?)</tr>"), cell("<td[^>]*>(.*?)</td>");
+  for (auto r = std::sregex_iterator(table.begin(), table.end(), row); r != std::sregex_iterator();
+       ++r) {
+    std::string inner = (*r)[1], joined;
+    for (auto c = std::sregex_iterator(inner.begin(), inner.end(), cell);
+         c != std::sregex_iterator(); ++c)
+      joined += (joined.empty() ? "" : " ") + unescape((*c)[1]);
+    if (!joined.empty()) rows.push_back(collapse(joined));  // the heading row has <th> cells
+  }
+  return rows;
+}
+
+TEST(HtmlReport, MakesNoNetworkRequestOfAnyKind) {
+  Outcome o = page_of(data_path("export/records.jsonl"));
+  ASSERT_EQ(o.status, 0);
+  const std::string& html = o.out;
+  for (const char* banned : {"http:", "https:", "//", "@import", "<link", "<iframe", "<img",
+                             "<object", "<embed", " src=", "fetch(", "XMLHttpRequest"})
+    EXPECT_EQ(html.find(banned), std::string::npos) << banned;
+  // url( only for data: (there is none today), href only to anchors on the page.
+  for (size_t at = html.find("url("); at != std::string::npos; at = html.find("url(", at + 1))
+    EXPECT_EQ(html.compare(at, 9, "url(data:"), 0) << html.substr(at, 40);
+  std::regex href("href=\"([^\"]*)\"");
+  size_t hrefs = 0;
+  for (auto h = std::sregex_iterator(html.begin(), html.end(), href); h != std::sregex_iterator();
+       ++h, ++hrefs)
+    EXPECT_EQ((*h)[1].str().substr(0, 4), "#op-");
+  EXPECT_EQ(hrefs, 2u);
+  // The one script is inline.
+  EXPECT_EQ(count(html, "<script"), 1u);
+  EXPECT_EQ(count(html, "<script>"), 1u);
+}
+
+TEST(HtmlReport, TableRowsHoldExactlyWhatReportPrints) {
+  for (const char* file : {"export/records.jsonl", "ops.jsonl", "failed.jsonl"}) {
+    Outcome page = page_of(data_path(file));
+    ReportOptions text;
+    text.files = {data_path(file)};
+    Outcome table = testing::report(text);
+    ASSERT_EQ(page.status, table.status) << file;
+    std::vector<std::string> lines;
+    std::istringstream in(table.out);
+    std::string line;
+    for (int i = 0; std::getline(in, line); ++i)
+      if (i >= 3 && !line.empty() && line[0] != '(' && line.rfind("Exit:", 0) != 0)
+        lines.push_back(collapse(line));
+    std::vector<std::string> rows = first_table_rows(page.out);
+    ASSERT_FALSE(rows.empty()) << file;
+    EXPECT_EQ(rows, lines) << file << "\n" << table.out;
+  }
+}
+
+TEST(HtmlReport, EachOperationHasItsRowAndTheChartsItsRecordsAllow) {
+  Outcome o = page_of(data_path("export/records.jsonl"));
+  ASSERT_EQ(o.status, 0);
+  // git/clone: memory, processes and allocations; git/status: processes only
+  // (no timeline, no backtraces), with a note where each other chart would be.
+  EXPECT_EQ(count(o.out, "<svg class=\"chart\""), 4u);
+  EXPECT_EQ(count(o.out, "aria-label=\"memory over time\""), 1u);
+  EXPECT_EQ(count(o.out, "aria-label=\"process timeline\""), 2u);
+  EXPECT_EQ(count(o.out, "aria-label=\"where large allocations come from\""), 1u);
+  EXPECT_EQ(count(o.out,
+                  "No timeline in these records: record one with <code>account run "
+                  "--timeline</code>"),
+            1u);
+  EXPECT_EQ(count(o.out, "No allocation backtraces in these records"), 1u);
+  // Under each heading its own row of the table (and the table at the top).
+  EXPECT_EQ(count(o.out, "<td class=\"\">clone</td>"), 2u);
+  EXPECT_EQ(count(o.out, "<td class=\"\">status</td>"), 2u);
+  // Median wall of two runs: the lower one is drawn, and the page says so.
+  EXPECT_NE(o.out.find("run 1 of 2, the one with the median wall time (0.003 s)"),
+            std::string::npos);
+}
+
+TEST(HtmlReport, AnEmptyFileGivesAPageThatSaysSo) {
+  TempFile empty("");
+  Outcome o = page_of(empty.path());
+  EXPECT_EQ(o.status, 0);
+  EXPECT_NE(o.out.find("<p class=\"note\">No records in these files.</p>"), std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("</html>"), std::string::npos);
+}
+
+TEST(HtmlReport, ARunWithOneSampleGetsANoteNotAChart) {
+  TempFile one(
+      R"({"schema":1,"pid":7,"ppid":1,"exe":"/bin/true","argv":["true"],"test":"t","op":"o",)"
+      R"("start_ns":1000,"end_ns":2000000,"cpu_user_s":0,"cpu_sys_s":0,"malloc_bytes":0,)"
+      R"("malloc_calls":0,"free_calls":0,"copied_bytes":0,"copied_calls":0,"heap_peak_bytes":0,)"
+      R"("vm_peak_bytes":4096,"rss_peak_bytes":4096,"sampled_size_peak_bytes":4096,)"
+      R"("sampled_rss_peak_bytes":4096,"samples":1,"end":"exit","exit_code":0,)"
+      R"("timeline":{"t_ms":[0],"size":[4096],"rss":[4096]}})"
+      "\n");
+  Outcome o = page_of(one.path());
+  EXPECT_EQ(o.status, 0);
+  EXPECT_NE(o.out.find("Only one sample in this run's timeline"), std::string::npos) << o.out;
+  EXPECT_EQ(count(o.out, "<svg class=\"chart\""), 1u);  // the process timeline
+}
+
+TEST(HtmlReport, OneChartAsAStandaloneSvg) {
+  ReportOptions o;
+  o.files = {data_path("export/records.jsonl")};
+  o.chart = "processes";
+  o.chart_test = "git";
+  o.chart_op = "clone";
+  Outcome r = testing::report(o);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\"", 0), 0u)
+      << r.out;
+  EXPECT_NE(r.out.find(">git-remote-https 101</text>"), std::string::npos);
+  o.chart_op = "nope";
+  r = testing::report(o);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, std::vector<std::string>{"account: report: no operation 'git/nope' in the "
+                                            "records (there: 'git/clone', 'git/status')"});
+  o.chart_op = "status";
+  o.chart = "memory";
+  r = testing::report(o);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("No timeline in these records: record one with account run --timeline"),
+            std::string::npos)
+      << r.out;
+  ASSERT_EQ(r.err.size(), 1u);
+  EXPECT_EQ(r.err[0].rfind("account: report: git/status: No timeline", 0), 0u);
+}
+
+}  // namespace
+}  // namespace account
