@@ -159,8 +159,15 @@ std::string process_timeline_svg(const std::vector<TimelineRow>& rows, double sp
                         num(x0 + 4), num(ry + 12.5), xml_escape(b.label));
     }
   }
+  // The legend: the endings these bars have, in a fixed order.
   double lx = left;
   for (const char* end : {"exit", "exec", "killed", "signal", "running"}) {
+    bool present = std::any_of(rows.begin(), rows.end(), [&](const TimelineRow& r) {
+      return std::any_of(r.bars.begin(), r.bars.end(), [&](const TimelineBar& b) {
+        return end_colour(b.end) == end_colour(end);
+      });
+    });
+    if (!present) continue;
     out += fmt::format(
         "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"10\" fill=\"{}\" rx=\"2\"/>"
         "<text x=\"{}\" y=\"{}\" fill=\"#333\">{}</text>\n",

@@ -95,6 +95,18 @@ TEST(ChartData, ColoursSayHowEachImageEnded) {
   EXPECT_STREQ(end_colour("running"), "#9c755f");
 }
 
+TEST(ChartData, AMultiCallProgramIsNamedWithItsSubcommand) {
+  ProcessRecord pack = process(11, "git", 0, 100, "exit");
+  pack.argv = {"/usr/lib/git-core/git", "upload-pack", "--strict", "."};
+  ProcessRecord cat = process(12, "cat", 0, 100, "exit");
+  cat.argv = {"cat", "file.txt"};
+  double span = 0;
+  std::vector<TimelineRow> rows = timeline_of_run(run_of({pack, cat}), &span);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].label, "git upload-pack 11");
+  EXPECT_EQ(rows[1].label, "cat 12");
+}
+
 TEST(ChartData, AReusedPidIsANewRow) {
   ProcessRecord first = process(10, "cat", 0, 100, "exit");
   ProcessRecord second = process(10, "grep", 300, 400, "exit");
