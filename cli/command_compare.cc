@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "file_options.h"
+#include "output_file.h"
 #include "report.h"
 
 namespace account {
@@ -16,12 +17,14 @@ namespace po = boost::program_options;
 
 int command_compare(const Args& args) {
   CompareOptions o;
-  std::string format = "table", names, columns, fail_on, sort;
+  std::string format = "table", names, columns, fail_on, sort, output;
   po::options_description d("account compare A.jsonl B.jsonl [MORE.jsonl...] [options]");
   // clang-format off
   d.add_options()
       ("help,h", "this help")
-      ("format,f", po::value(&format), "table (default), csv, json or markdown")
+      ("format,f", po::value(&format), "table (default), csv, json, markdown or html (a page "
+       "with the table and each build's charts)")
+      ("output,o", po::value(&output), "write to FILE (default: standard output)")
       ("names", po::value(&names), "labels for the files, comma-separated (default: file names)")
       ("columns", po::value(&columns),
        "more columns, a comma list of +NAME: +anon (peak anonymous resident), +heap (largest "
@@ -81,9 +84,12 @@ int command_compare(const Args& args) {
       throw UsageError{fmt::format("compare: --names gives {} labels for {} files", o.names.size(),
                                    o.files.size())};
   }
+  OutputFile file("compare", output);
+  std::unique_ptr<Symbolizer> symbolizer;
+  if (o.format == Format::kHtml) o.symbolizer = (symbolizer = make_addr2line_symbolizer()).get();
   std::string out;
   int status = run_compare(o, &out, [](const std::string& m) { fmt::print(stderr, "{}\n", m); });
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  if (status != 1) file.write(out);
   return status;
 }
 

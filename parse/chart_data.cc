@@ -14,18 +14,20 @@ constexpr double kMiB = 1024.0 * 1024.0;
 // A subcommand: a word of lowercase letters and dashes ("upload-pack"), not
 // an option, a path or a file name.
 bool is_subcommand(const std::string& word) {
-  return !word.empty() && word[0] >= 'a' && word[0] <= 'z' &&
-         std::all_of(word.begin(), word.end(),
-                     [](char c) { return (c >= 'a' && c <= 'z') || c == '-'; });
+  return !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || c == '-';
+  }) && word[0] != '-';
 }
 
 // How charts name a process: its program's basename, with the subcommand of
-// a multi-call program ("git upload-pack", not "git").
+// a multi-call program ("git upload-pack", not "git": git runs most of its
+// helpers as /usr/lib/git-core/git SUBCOMMAND).
 std::string program_of(const ProcessRecord& r) {
   const std::string& path = r.argv.empty() ? r.exe : r.argv[0];
   size_t slash = path.rfind('/');
   std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-  if (r.argv.size() > 1 && is_subcommand(r.argv[1])) name += " " + r.argv[1];
+  bool multi_call = name == "git" || name == "busybox";
+  if (multi_call && r.argv.size() > 1 && is_subcommand(r.argv[1])) name += " " + r.argv[1];
   return name;
 }
 

@@ -43,6 +43,11 @@ enum class ChartKind { kMemory, kProcesses, kAllocations };
 /// "memory", "processes", "allocations"; nullopt otherwise.
 std::optional<ChartKind> parse_chart_kind(std::string_view name);
 
+/// One chart of `op` for a page: a line on what it shows and the inline SVG,
+/// or the note saying why there is none and how to record what it needs.
+std::string chart_html(const HtmlReportInput& input, const Operation& op, ChartKind kind,
+                       int width = 880);
+
 /// One chart of ops[index] as a standalone SVG document; where there is
 /// nothing to draw (no timeline, no backtraces) an SVG holding the note the
 /// page would show, and the note in *note.

@@ -10,6 +10,7 @@
 
 #include "bad_lines.h"
 #include "compare_change.h"
+#include "compare_html.h"
 #include "html_report.h"
 #include "reader.h"
 
@@ -746,7 +747,7 @@ int run_compare(const CompareOptions& options, std::string* out, const MessageSi
   bool failed = false;
   std::vector<std::vector<Operation>> ops;
   for (Input& in : inputs) {
-    aggregators.push_back(std::make_unique<Aggregator>());
+    aggregators.push_back(std::make_unique<Aggregator>(options.format == Format::kHtml));
     in.into = aggregators.back().get();
     std::vector<Input> one;
     one.push_back(std::move(in));
@@ -765,7 +766,10 @@ int run_compare(const CompareOptions& options, std::string* out, const MessageSi
   for (const std::string& r : findings.refusals) err(r);
   for (const std::string& r : findings.failures) err(r);
   for (const std::string& r : findings.ungated) err(r);
-  *out = make_renderer(options.format)->render(table);
+  if (options.format == Format::kHtml)
+    *out = compare_page(options, names, std::move(ops), std::move(table));
+  else
+    *out = make_renderer(options.format)->render(table);
   if (!findings.failures.empty() && status != 1) return kStatusGateFailed;
   return final_status(status, failed);
 }

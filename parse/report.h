@@ -111,9 +111,10 @@ struct CompareOptions {
   Format format = Format::kTable;
   ExtraColumns columns;
   bool strict = false;
-  bool include_failed = false;  ///< --include-failed
-  std::vector<Gate> fail_on;    ///< --fail-on METRIC=PCT,...
-  std::optional<Metric> sort;   ///< --sort KEY
+  bool include_failed = false;       ///< --include-failed
+  std::vector<Gate> fail_on;         ///< --fail-on METRIC=PCT,...
+  std::optional<Metric> sort;        ///< --sort KEY
+  Symbolizer* symbolizer = nullptr;  ///< names backtrace frames in the HTML page
 };
 
 /// Exit status as run_report's, and 3 (above 2 and 4, below 1) when a gate of

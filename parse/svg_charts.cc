@@ -231,4 +231,40 @@ std::string icicle_svg(const IcicleNode& root, int width) {
   return out;
 }
 
+std::string compare_bars_svg(const std::vector<CompareFigure>& figures, int width) {
+  const double label_w = 150, text_w = 170, bar_h = 14, gap = 10, title_h = 16;
+  double height = 4;
+  for (const CompareFigure& f : figures) height += title_h + bar_h * double(f.builds.size()) + gap;
+  std::string out = svg_open(width, int(height), "figures of each build");
+  double y = 4;
+  for (const CompareFigure& f : figures) {
+    out += fmt::format("<text x=\"0\" y=\"{}\" fill=\"#333\" font-weight=\"600\">{}</text>\n",
+                       num(y + 11), xml_escape(f.title));
+    y += title_h;
+    double max = 0;
+    for (const CompareFigure::Build& b : f.builds)
+      if (b.has_value) max = std::max(max, b.value);
+    LinearScale x{0, max > 0 ? max : 1, label_w, double(width) - text_w};
+    for (size_t i = 0; i < f.builds.size(); ++i) {
+      const CompareFigure::Build& b = f.builds[i];
+      std::string shown = b.text + (b.change.empty() ? "" : "  (" + b.change + ")");
+      out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"#333\">{}</text>",
+                         num(label_w - 6), num(y + 10.5), xml_escape(b.name));
+      double w = b.has_value ? std::max(x(b.value) - label_w, 1.0) : 0;
+      if (b.has_value)
+        out += fmt::format(
+            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{}: "
+            "{}</title></rect>",
+            num(label_w), num(y + 1), num(w), num(bar_h - 3), kPalette[i % 10], xml_escape(b.name),
+            xml_escape(shown));
+      out += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#333\">{}</text>\n", num(label_w + w + 6),
+                         num(y + 10.5), xml_escape(b.has_value ? shown : "no successful run"));
+      y += bar_h;
+    }
+    y += gap;
+  }
+  out += "</svg>\n";
+  return out;
+}
+
 }  // namespace account

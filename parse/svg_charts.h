@@ -62,6 +62,23 @@ struct IcicleNode {
 /// Frames as rows from the root down, widths by bytes, calls and bytes on hover.
 std::string icicle_svg(const IcicleNode& root, int width = 880);
 
+/// One figure of one operation in every build, as compare's table shows it.
+struct CompareFigure {
+  std::string title;  ///< the column's heading, "CPU (s)"
+  struct Build {
+    std::string name;
+    double value = 0;  ///< bar length
+    bool has_value = false;
+    std::string text;    ///< the value as the table prints it
+    std::string change;  ///< the change against the first build as printed ("+20.0%"), or ""
+  };
+  std::vector<Build> builds;
+};
+
+/// Per figure a small group of horizontal bars, one per build on one scale,
+/// the value and the change printed after each bar.
+std::string compare_bars_svg(const std::vector<CompareFigure>& figures, int width = 880);
+
 /// The colour of a bar for an ending (also the legend's).
 const char* end_colour(const std::string& end);
 

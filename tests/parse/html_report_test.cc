@@ -178,5 +178,34 @@ TEST(HtmlReport, OneChartAsAStandaloneSvg) {
   EXPECT_EQ(r.err[0].rfind("account: report: git/status: No timeline", 0), 0u);
 }
 
+// account compare --format html: compare's table, row for row, and per
+// operation the bars of the table's own figures with the change in brackets.
+TEST(CompareHtml, TheTableAndTheBarsAreCompareOwnFigures) {
+  CompareOptions o;
+  o.files = {data_path("a.jsonl"), data_path("b.jsonl"), data_path("c.jsonl")};
+  o.names = {"a", "b", "c"};
+  Outcome text = testing::compare(o);
+  o.format = Format::kHtml;
+  Outcome page = testing::compare(o);
+  ASSERT_EQ(page.status, text.status);
+  for (const char* banned : {"http:", "https:", "//", "@import", " src="})
+    EXPECT_EQ(page.out.find(banned), std::string::npos) << banned;
+  std::vector<std::string> lines;
+  std::istringstream in(text.out);
+  std::string line;
+  for (int i = 0; std::getline(in, line); ++i)
+    if (i >= 3 && !line.empty()) lines.push_back(collapse(line));
+  EXPECT_EQ(first_table_rows(page.out), lines) << text.out;
+  // One bar chart per operation; alpha/add: b's size 12.00 is +20.0% on a's 10.00.
+  EXPECT_EQ(count(page.out, "aria-label=\"figures of each build\""), 4u);
+  EXPECT_NE(page.out.find("<title>b: 12.00  (+20.0%)</title>"), std::string::npos) << page.out;
+  EXPECT_NE(page.out.find("<title>c: 2.50  (-50.0%)</title>"), std::string::npos);
+  // No timelines in these records: the memory section says so, once per operation.
+  EXPECT_EQ(count(page.out, "No build has a timeline for this operation"), 4u);
+  // A build without the operation says so where its two charts would be:
+  // alpha/commit is only in a, beta/checkout not in c, gamma/new only in b.
+  EXPECT_EQ(count(page.out, "Not in this build's records."), 2u * (2 + 1 + 2));
+}
+
 }  // namespace
 }  // namespace account

@@ -1,0 +1,179 @@
+#include "compare_html.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "chart_data.h"
+#include "html_page.h"
+#include "html_report.h"
+#include "render.h"
+#include "svg_charts.h"
+
+namespace account {
+
+namespace {
+
+// The figures drawn as bars, by the table's column keys.
+constexpr const char* kFigureKeys[] = {"cpu_s", "size_mib", "resident_mib", "copied_mib",
+                                       "malloc_mib"};
+
+std::optional<size_t> column(const Table& t, const std::string& key) {
+  for (size_t c = 0; c < t.columns.size(); ++c)
+    if (t.columns[c].key == key) return c;
+  return std::nullopt;
+}
+
+std::string cell_text(const Table& t, const Row& r, std::optional<size_t> c) {
+  if (!c || *c >= r.cells.size()) return "";
+  const Cell& cell = r.cells[*c];
+  return cell.kind == Cell::Kind::kText ? cell.text : display_text(cell, t.columns[*c]);
+}
+
+// The table's rows of one (test, operation), in order.
+struct OperationRows {
+  std::string test, op;
+  std::vector<size_t> rows;
+};
+
+std::vector<OperationRows> operations_of(const Table& t) {
+  std::optional<size_t> test = column(t, "test"), op = column(t, "operation");
+  std::vector<OperationRows> out;
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    std::string a = cell_text(t, t.rows[i], test), b = cell_text(t, t.rows[i], op);
+    auto it = std::find_if(out.begin(), out.end(),
+                           [&](const OperationRows& o) { return o.test == a && o.op == b; });
+    if (it == out.end()) it = out.insert(out.end(), OperationRows{a, b, {}});
+    it->rows.push_back(i);
+  }
+  return out;
+}
+
+// The bars: each value row's cell and, for the later builds, their change row's cell.
+std::vector<CompareFigure> figures_of(const Table& t, const std::vector<size_t>& rows) {
+  std::optional<size_t> build = column(t, "build"), kind = column(t, "row");
+  std::vector<CompareFigure> out;
+  for (const char* key : kFigureKeys) {
+    std::optional<size_t> c = column(t, key);
+    if (!c) continue;
+    CompareFigure f;
+    f.title = t.columns[*c].markdown;
+    for (size_t i : rows) {
+      const Row& r = t.rows[i];
+      if (cell_text(t, r, kind) != "value") continue;
+      CompareFigure::Build b;
+      b.name = cell_text(t, r, build);
+      b.has_value = r.cells[*c].kind == Cell::Kind::kNumber;
+      b.value = r.cells[*c].number;
+      b.text = display_text(r.cells[*c], t.columns[*c]);
+      for (size_t j : rows)
+        if (cell_text(t, t.rows[j], kind) == "change_pct" &&
+            cell_text(t, t.rows[j], build).rfind(b.name + " vs ", 0) == 0)
+          b.change = display_text(t.rows[j].cells[*c], t.columns[*c]);
+      f.builds.push_back(b);
+    }
+    out.push_back(f);
+  }
+  return out;
+}
+
+const Operation* find_op(const std::vector<Operation>& ops, const std::string& test,
+                         const std::string& op) {
+  for (const Operation& o : ops)
+    if (o.test == test && o.op == op) return &o;
+  return nullptr;
+}
+
+// The whole tree's resident curve of each build's drawn run, on one axis.
+std::string memory_section(const CompareHtmlInput& in, const OperationRows& o) {
+  MemoryChartData both;
+  for (size_t b = 0; b < in.inputs.size(); ++b) {
+    const Operation* op = find_op(in.inputs[b], o.test, o.op);
+    std::optional<size_t> run = op ? drawn_run(*op) : std::nullopt;
+    if (!run) continue;
+    MemoryChartData d = memory_chart_of_run(op->runs[*run]);
+    if (d.series.empty() || d.samples < 2) continue;
+    MemorySeries s = d.series[0];
+    s.name = in.names[b] + ": whole tree, resident";
+    s.emphasis = false;
+    both.series.push_back(std::move(s));
+  }
+  if (both.series.empty())
+    return note(
+        "No build has a timeline for this operation: record with <code>account run "
+        "--timeline</code> (perf-tests: <code>perf-test.sh --timeline</code>).");
+  return "<p class=\"meta\">The whole tree's resident memory of each build's run with the "
+         "median wall time, from its first process's start.</p>\n" +
+         inline_svg(memory_chart_svg(both));
+}
+
+std::string side_by_side(const CompareHtmlInput& in, const OperationRows& o, ChartKind kind) {
+  std::string out = "<div class=\"builds\">\n";
+  for (size_t b = 0; b < in.inputs.size(); ++b) {
+    out += "<div>\n<h4>" + html_escape(in.names[b]) + "</h4>\n";
+    const Operation* op = find_op(in.inputs[b], o.test, o.op);
+    if (!op) {
+      out += note("Not in this build's records.") + "</div>\n";
+      continue;
+    }
+    HtmlReportInput one;
+    if (b < in.backtraces.size()) one.backtraces = in.backtraces[b];
+    if (b < in.symbols.size()) one.symbols = in.symbols[b];
+    out += chart_html(one, *op, kind, 620) + "</div>\n";
+  }
+  return out + "</div>\n";
+}
+
+}  // namespace
+
+std::string compare_html(const CompareHtmlInput& in) {
+  std::string out = page_head("account compare", true);
+  std::string names;
+  for (const std::string& n : in.names) names += (names.empty() ? "" : ", ") + n;
+  out += fmt::format("<p class=\"meta\">Builds: {}; changes are against {}.</p>\n",
+                     html_escape(names), html_escape(in.names.empty() ? "" : in.names[0]));
+  std::vector<size_t> all(in.table.rows.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  out += table_html(in.table, all);
+  for (const std::string& n : in.table.notes)
+    out += "<p class=\"meta\">" + html_escape(n) + "</p>\n";
+  std::vector<OperationRows> ops = operations_of(in.table);
+  out += "<p class=\"meta\">";
+  for (size_t i = 0; i < ops.size(); ++i)
+    out += fmt::format("{}<a href=\"#op-{}\">{} {}</a>", i ? " · " : "", i,
+                       html_escape(ops[i].test), html_escape(ops[i].op));
+  out += "</p>\n";
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const OperationRows& o = ops[i];
+    out += fmt::format("<section id=\"op-{}\">\n<h2>{} — {}</h2>\n", i, html_escape(o.test),
+                       html_escape(o.op));
+    out += table_html(in.table, o.rows);
+    out +=
+        "<h3>Figures</h3>\n<p class=\"meta\">The table's figures as bars, each build's change "
+        "against the first in brackets.</p>\n" +
+        inline_svg(compare_bars_svg(figures_of(in.table, o.rows)));
+    out += "<h3>Memory over time</h3>\n" + memory_section(in, o);
+    out += "<h3>Processes</h3>\n" + side_by_side(in, o, ChartKind::kProcesses);
+    out += "<h3>Where the large allocations come from</h3>\n" +
+           side_by_side(in, o, ChartKind::kAllocations);
+    out += "</section>\n";
+  }
+  return out + page_tail();
+}
+
+std::string compare_page(const CompareOptions& options, std::vector<std::string> names,
+                         std::vector<std::vector<Operation>> inputs, Table table) {
+  CompareHtmlInput in;
+  in.names = std::move(names);
+  in.inputs = std::move(inputs);
+  in.table = std::move(table);
+  for (const std::string& f : options.files) {
+    in.backtraces.push_back(f == "-" ? std::vector<ProcessBacktraces>{} : read_backtraces({f}));
+    in.symbols.push_back(in.backtraces.back().empty() || !options.symbolizer
+                             ? SymbolTable{}
+                             : symbolize(in.backtraces.back(), *options.symbolizer));
+  }
+  return compare_html(in);
+}
+
+}  // namespace account

@@ -1,0 +1,35 @@
+/// `account compare --format html`: one self-contained page with compare's
+/// table and, per operation, each build's figures as bars with the change in
+/// percent, the builds' memory curves on one axis, and each build's process
+/// timeline and allocations side by side. The figures are the table's cells,
+/// never computed again.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "aggregate.h"
+#include "backtrace_record.h"
+#include "backtrace_report.h"
+#include "report.h"
+#include "table.h"
+
+namespace account {
+
+struct CompareHtmlInput {
+  std::vector<std::string> names;  ///< one per build
+  /// Each build's operations, aggregated keeping their processes.
+  std::vector<std::vector<Operation>> inputs;
+  /// compare_table(names, inputs, ...): the page shows its cells.
+  Table table;
+  std::vector<std::vector<ProcessBacktraces>> backtraces;  ///< per build; may be empty
+  std::vector<SymbolTable> symbols;                        ///< per build; may be empty
+};
+
+std::string compare_html(const CompareHtmlInput& input);
+
+/// run_compare's page: the backtraces of each file read again and symbolized.
+std::string compare_page(const CompareOptions& options, std::vector<std::string> names,
+                         std::vector<std::vector<Operation>> inputs, Table table);
+
+}  // namespace account
