@@ -5,7 +5,7 @@
 #                     [--names A,B,...] [--rounds N] [--fail-on METRIC=PCT,...]
 #                     [--scale quick|full] [--only TESTS] [-o FILE]
 #                     [--account PATH] [-c KEY=VALUE]... [--source DIR]
-#                     [--format table|csv|json|markdown] [--keep] [-q]
+#                     [--format table|csv|json|markdown] [--timeline] [--keep] [-q]
 #
 # Builds repeatable data sets in a temporary directory, then for each test runs
 # the operations "add files" (git add), "commit" (git commit), "checkout" (the
@@ -32,6 +32,8 @@
 #   -c KEY=VALUE     a git setting for every git command (git -c), repeatable
 #   --source DIR     the real source tree (default: /usr/include/linux)
 #   --format F       the table's format (account report --format)
+#   --timeline       record every process's memory over time (account run
+#                    --timeline), for the charts of account report --format html
 #   --keep           keep the temporary directory (data sets and repositories)
 #   -q               no progress on stderr
 #
@@ -51,6 +53,7 @@ usage() { sed -n '2,40p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 scale=quick only='' RECORDS='' account_path='' format=table keep=0 QUIET=0
 rounds=1 fail_on='' names=''
 GIT_C=()
+RUN_OPTIONS=()  # more account run options for every operation (lib/common.sh)
 git_paths=() build_specs=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -75,6 +78,7 @@ while [ $# -gt 0 ]; do
     --source=*) SOURCE_DIR=${1#*=}; shift ;;
     --format) need_value "$1" $#; format=$2; shift 2 ;;
     --format=*) format=${1#*=}; shift ;;
+    --timeline) RUN_OPTIONS+=(--timeline); shift ;;
     --keep) keep=1; shift ;;
     -q | --quiet) QUIET=1; shift ;;
     -h | --help) usage; exit 0 ;;

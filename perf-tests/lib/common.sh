@@ -3,7 +3,8 @@
 # git and account, running one accounted operation, and a git daemon on loopback.
 #
 # The caller sets PROG (its name for messages) and, before using run_op/daemon_*,
-# GIT, ACCOUNT, RECORDS and WORK.
+# GIT, ACCOUNT, RECORDS and WORK (and may set RUN_OPTIONS, an array of more
+# account run options, e.g. --timeline).
 
 die() { printf '%s: %s\n' "$PROG" "$*" >&2; exit 1; }
 usage_error() { printf '%s: %s (see --help)\n' "$PROG" "$*" >&2; exit 1; }
@@ -71,7 +72,8 @@ run_op() {
   shift 2
   err="$WORK/stderr.$$"
   say "$test: $op"
-  "$ACCOUNT" run --test "$test" --op "$op" -o "$RECORDS" "$@" 2>"$err" || status=$?
+  "$ACCOUNT" run --test "$test" --op "$op" -o "$RECORDS" ${RUN_OPTIONS[@]+"${RUN_OPTIONS[@]}"} \
+    "$@" 2>"$err" || status=$?
   if [ "$status" -ne 0 ]; then
     printf '%s: %s %s failed (exit %d): %s\n' "$PROG" "$test" "$op" "$status" "$(cmd_of "$@")" >&2
     grep -v '^account: .* -> ' "$err" >&2 || true
@@ -125,7 +127,8 @@ daemon_start() {
     rm -f "$pidfile"
     : >"$WORK/daemon.jsonl"
     say "$test: $op (git daemon on 127.0.0.1:$DAEMON_PORT)"
-    "$ACCOUNT" run -q --test "$test" --op "$op" -o "$WORK/daemon.jsonl" -- \
+    "$ACCOUNT" run -q --test "$test" --op "$op" -o "$WORK/daemon.jsonl" \
+      ${RUN_OPTIONS[@]+"${RUN_OPTIONS[@]}"} -- \
       "$GIT" "${GIT_C[@]}" daemon --export-all --reuseaddr --informative-errors \
       --base-path="$base" --listen=127.0.0.1 --port="$DAEMON_PORT" \
       --pid-file="$pidfile" "$base" 2>"$WORK/daemon.err" &
