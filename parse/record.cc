@@ -232,9 +232,12 @@ std::optional<Record> parse_record(std::string_view line, std::string* reason) {
 }
 
 struct RecordParser::Impl {
-  // The parsed value lives in `arena`, released wholesale before each line.
+  // The parsed value lives in `arena`, made anew for each line. (Not
+  // release(): Boost.JSON's monotonic_resource keeps doubling its next block
+  // size across release(), so after a few dozen lines with long timelines it
+  // asked for terabytes and threw bad_alloc.)
   unsigned char first_block[16384];
-  json::monotonic_resource arena{first_block, sizeof first_block};
+  std::optional<json::monotonic_resource> arena;
   json::parser parser;
 };
 
@@ -242,8 +245,9 @@ RecordParser::RecordParser() : impl_(std::make_unique<Impl>()) {}
 RecordParser::~RecordParser() = default;
 
 std::optional<Record> RecordParser::parse(std::string_view line, std::string* reason) {
-  impl_->arena.release();
-  impl_->parser.reset(json::storage_ptr(&impl_->arena));
+  impl_->parser.reset();  // drops the previous value before its arena goes
+  impl_->arena.emplace(impl_->first_block, sizeof impl_->first_block);
+  impl_->parser.reset(json::storage_ptr(&*impl_->arena));
   json::error_code ec;
   impl_->parser.write(line.data(), line.size(), ec);
   if (ec) {

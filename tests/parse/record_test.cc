@@ -169,5 +169,24 @@ TEST(Record, WatchStoppedWhileRunning) {
   EXPECT_FALSE(std::get<ProcessRecord>(*r).exit_code);
 }
 
+// Many lines with long timelines through one parser: its arena must not grow
+// from line to line (it threw bad_alloc after 36 lines of 2,000 samples).
+TEST(Record, OneParserReadsManyLongTimelines) {
+  std::string line = kProcess;
+  std::string tl = ",\"timeline\":{\"t_ms\":[";
+  for (int i = 0; i < 2000; ++i) tl += (i ? "," : "") + std::to_string(i * 5);
+  tl += "],\"rss\":[";
+  for (int i = 0; i < 2000; ++i) tl += (i ? "," : "") + std::to_string(1048576 + i);
+  tl += "]}}";
+  line.replace(line.rfind('}'), 1, tl);
+  RecordParser parser;
+  for (int n = 0; n < 200; ++n) {
+    std::string reason;
+    std::optional<Record> r = parser.parse(line, &reason);
+    ASSERT_TRUE(r) << n << ": " << reason;
+    ASSERT_EQ(std::get<ProcessRecord>(*r).timeline->rss_bytes.back(), 1048576u + 1999) << n;
+  }
+}
+
 }  // namespace
 }  // namespace account
