@@ -96,6 +96,10 @@ std::vector<CurvePoint> summed_curve(const std::vector<const ProcessRecord*>& wi
   double sum = 0;
   for (size_t i = 0; i < events.size(); ++i) {
     const Event& e = events[i];
+    // Ends drop straight down: the sum before them at the same instant first.
+    bool group_starts = i == 0 || events[i - 1].t != e.t || events[i - 1].kind != e.kind;
+    if (group_starts && e.kind == 1 && !out.empty() && out.back().x != e.t)
+      out.push_back({e.t, out.back().y});
     sum += e.value - current[e.process];
     current[e.process] = e.value;
     bool group_ends =

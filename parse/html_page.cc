@@ -18,7 +18,9 @@ h3 { font-size: 1em; margin: 1.2em 0 0.3em; color: #444; }
 p.meta, p.note { color: #666; font-size: 0.9em; }
 p.note { background: #f6f6f6; border-left: 3px solid #bbb; padding: 0.4em 0.7em; }
 table { border-collapse: collapse; font-size: 0.85em; font-variant-numeric: tabular-nums; }
-th, td { padding: 0.15em 0.6em; border-bottom: 1px solid #eee; white-space: nowrap; }
+th, td { padding: 0.15em 0.6em; border-bottom: 1px solid #eee; }
+th, td.num { white-space: nowrap; }
+div.table { overflow-x: auto; }
 th { text-align: left; font-weight: 600; border-bottom: 1px solid #999; }
 td.num, th.num { text-align: right; }
 tr.group-start td { border-top: 1px solid #bbb; }
@@ -41,7 +43,9 @@ std::string html_escape(const std::string& s) {
 
 std::string table_html(const Table& t, const std::vector<size_t>& rows) {
   std::vector<size_t> cols = visible_columns(t);
-  std::string out = "<table>\n<tr>";
+  // Numbers stay on one line, text cells (notes) wrap; a table wider than
+  // the page scrolls in its box, never the page.
+  std::string out = "<div class=\"table\"><table>\n<tr>";
   for (size_t c : cols)
     out += fmt::format("<th class=\"{}\">{}</th>", t.columns[c].align == Align::kRight ? "num" : "",
                        html_escape(t.columns[c].markdown));
@@ -58,7 +62,7 @@ std::string table_html(const Table& t, const std::vector<size_t>& rows) {
                       html_escape(display_text(r.cells[c], t.columns[c])));
     out += "</tr>\n";
   }
-  return out + "</table>\n";
+  return out + "</table></div>\n";
 }
 
 std::string note(const std::string& text) {

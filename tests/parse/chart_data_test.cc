@@ -147,9 +147,10 @@ TEST(ChartData, TheTreeCurveIsTheSumOfTheLatestSamplesOfTheLiveProcesses) {
   struct Expected {
     double t, mib;
   };
-  // b ends at 20 ms, where a samples too: the sum with b's last reading, then without it.
+  // b ends at 20 ms, where a samples too: the sum with b's last reading, then without it;
+  // a ends at 25 ms: a vertical drop from its last reading.
   std::vector<Expected> want = {{0, 1},     {0.005, 5}, {0.010, 7}, {0.015, 8},
-                                {0.020, 7}, {0.020, 2}, {0.025, 0}};
+                                {0.020, 7}, {0.020, 2}, {0.025, 2}, {0.025, 0}};
   ASSERT_EQ(d.series[0].points.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) {
     EXPECT_NEAR(d.series[0].points[i].x, want[i].t, 1e-9) << i;
