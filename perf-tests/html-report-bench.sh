@@ -43,19 +43,20 @@ if [ ${#files[@]} -eq 0 ]; then
       start = t0 + o * 100000000000
       for (p = 0; p < n; p++) {
         s = start + p * 20000000; e = s + (k ? k * 5000000 : 3000000); pid++
-        tl = ""
-        if (k) {
-          tl = ",\"timeline\":{\"interval_ms\":5,\"samples_per_point\":1,\"t_ms\":["
-          for (i = 0; i < k; i++) tl = tl (i ? "," : "") (i * 5)
-          tl = tl "],\"rss\":["
-          for (i = 0; i < k; i++) tl = tl (i ? "," : "") (1048576 * (10 + (i * 7 + p) % 50))
-          tl = tl "],\"size\":["
-          for (i = 0; i < k; i++) tl = tl (i ? "," : "") (1048576 * (100 + (i * 3 + p) % 80))
-          tl = tl "]}"
-        }
         common = sprintf("\"ppid\":1,\"test\":\"bench\",\"op\":\"op%02d\",\"cpu_user_s\":0.01,\"cpu_sys_s\":0.01,\"malloc_bytes\":1048576,\"malloc_calls\":10,\"free_calls\":9,\"copied_bytes\":65536,\"copied_calls\":5,\"heap_peak_bytes\":1048576,\"vm_peak_bytes\":188743680,\"rss_peak_bytes\":62914560,\"sampled_size_peak_bytes\":188743680,\"sampled_rss_peak_bytes\":62914560,\"samples\":%d", o, k)
-        printf "{\"schema\":1,\"kind\":\"process\",\"pid\":%d,%s,\"exe\":\"/bin/sh\",\"argv\":[\"sh\",\"-c\",\"git gc\"],\"start_ns\":%d,\"end_ns\":%d,\"end\":\"exec\"}\n", pid, common, s, s + 1000000
-        printf "{\"schema\":1,\"kind\":\"process\",\"pid\":%d,%s,\"exe\":\"/usr/bin/git\",\"argv\":[\"git\",\"gc\",\"--auto\"],\"start_ns\":%d,\"end_ns\":%d,\"end\":\"exit\",\"exit_code\":0%s}\n", pid, common, s + 1000000, e, tl
+        printf "{\"schema\":1,\"kind\":\"process\",\"pid\":%d,%s,\"exe\":\"/bin/sh\",\"argv\":[\"sh\",\"-c\",\"git gc\"],\"start_ns\":%.0f,\"end_ns\":%.0f,\"end\":\"exec\"}\n", pid, common, s, s + 1000000
+        printf "{\"schema\":1,\"kind\":\"process\",\"pid\":%d,%s,\"exe\":\"/usr/bin/git\",\"argv\":[\"git\",\"gc\",\"--auto\"],\"start_ns\":%.0f,\"end_ns\":%.0f,\"end\":\"exit\",\"exit_code\":0", pid, common, s + 1000000, e
+        if (k) {
+          # Written piece by piece: building the strings first is quadratic in awk.
+          printf ",\"timeline\":{\"interval_ms\":5,\"samples_per_point\":1,\"t_ms\":["
+          for (i = 0; i < k; i++) printf "%s%d", (i ? "," : ""), i * 5
+          printf "],\"rss\":["
+          for (i = 0; i < k; i++) printf "%s%d", (i ? "," : ""), 1048576 * (10 + (i * 7 + p) % 50)
+          printf "],\"size\":["
+          for (i = 0; i < k; i++) printf "%s%d", (i ? "," : ""), 1048576 * (100 + (i * 3 + p) % 80)
+          printf "]}"
+        }
+        printf "}\n"
       }
     }
   }' >"$WORK/records.jsonl"
