@@ -71,11 +71,11 @@ done
 expect "--output" account run --ou
 expect "--timeline --timeline-points" account watch --time
 # Formats of each command.
-expect "csv html json markdown table" account report --format ''
-expect "csv html json markdown table" account report -f ''
+expect "csv html json markdown svg table" account report --format ''
+expect "csv html json markdown svg table" account report -f ''
 expect "csv" account report --format c
 expect "--format=csv" account report --format=c
-expect "csv json markdown table" account compare --format ''
+expect "csv html json markdown table" account compare --format ''
 expect "chrome-trace folded openmetrics pprof" account export -f ''
 # --by.
 expect process account report --by ''
