@@ -17,6 +17,8 @@ packages=(
   libjemalloc-dev libtcmalloc-minimal4
   # account export: pprof protobufs from upstream profile.proto, gzip, promtool for OpenMetrics.
   libprotobuf-dev protobuf-compiler golang-github-google-pprof-dev zlib1g-dev prometheus
+  # account watch --push is tested against a real Pushgateway on 127.0.0.1.
+  prometheus-pushgateway
   # Packaging: man pages from --help (help2man), rendered by the test (man-db);
   # the .deb's Depends (dpkg-dev's dpkg-shlibdeps, which runs file); the
   # completion test loads through bash-completion.
