@@ -26,22 +26,37 @@ const char* read_uint(const char* p, uint64_t* out) {
   return p;
 }
 
-// Value in kB of the line "name:   1234 kB" in /proc/PID/status text.
-bool status_kb(const char* text, const char* name, uint64_t* out) {
-  for (const char* line = text; *line;) {
-    const char* n = name;
-    const char* p = line;
-    while (*n && *p == *n) ++p, ++n;
-    if (*n == 0 && *p == ':') {
-      p = read_uint(skip_spaces(p + 1), out);
-      if (!p) return false;
-      *out *= 1024;
-      return true;
+struct StatusField {
+  const char* name;
+  uint64_t* bytes;
+  bool found = false;
+};
+
+// Fills each field from its line "Name:   1234 kB" of /proc/PID/status text in
+// one pass, which stops at the last field wanted (a shim pays for this read at
+// every image's end). Returns whether every field was found.
+template <int N>
+bool read_status_fields(const char* text, StatusField (&fields)[N]) {
+  int left = N;
+  for (const char* line = text; *line && left;) {
+    for (StatusField& f : fields) {
+      if (f.found) continue;
+      const char* n = f.name;
+      const char* p = line;
+      while (*n && *p == *n) ++p, ++n;
+      if (*n || *p != ':') continue;
+      uint64_t kb;
+      if (read_uint(skip_spaces(p + 1), &kb)) {
+        *f.bytes = kb * 1024;
+        f.found = true;
+        --left;
+      }
+      break;
     }
     while (*line && *line != '\n') ++line;
     if (*line) ++line;
   }
-  return false;
+  return left == 0;
 }
 
 void put_decimal(char*& p, unsigned long v) {
@@ -83,20 +98,35 @@ bool parse_statm(const char* text, MemoryNow* out) {
 }
 
 bool parse_status_peaks(const char* text, MemoryPeaks* out) {
-  out->valid = status_kb(text, "VmPeak", &out->vm_peak_bytes) &&
-               status_kb(text, "VmHWM", &out->rss_peak_bytes);
+  StatusField fields[] = {{"VmPeak", &out->vm_peak_bytes}, {"VmHWM", &out->rss_peak_bytes}};
+  out->valid = read_status_fields(text, fields);
   return out->valid;
 }
 
 bool parse_status_now(const char* text, MemoryNow* out) {
   uint64_t file = 0, shmem = 0;
-  if (!status_kb(text, "VmSize", &out->size_bytes) ||
-      !status_kb(text, "VmRSS", &out->resident_bytes))
-    return false;
-  status_kb(text, "RssFile", &file);
-  status_kb(text, "RssShmem", &shmem);
+  StatusField fields[] = {{"VmSize", &out->size_bytes},
+                          {"VmRSS", &out->resident_bytes},
+                          {"RssFile", &file},
+                          {"RssShmem", &shmem}};
+  read_status_fields(text, fields);
+  if (!fields[0].found || !fields[1].found) return false;
   out->shared_bytes = file + shmem;
   return true;
+}
+
+bool parse_status(const char* text, MemoryPeaks* peaks, MemoryNow* now) {
+  uint64_t file = 0, shmem = 0;
+  StatusField fields[] = {{"VmPeak", &peaks->vm_peak_bytes},
+                          {"VmHWM", &peaks->rss_peak_bytes},
+                          {"VmSize", &now->size_bytes},
+                          {"VmRSS", &now->resident_bytes},
+                          {"RssFile", &file},
+                          {"RssShmem", &shmem}};
+  read_status_fields(text, fields);
+  peaks->valid = fields[0].found && fields[1].found;
+  if (fields[2].found && fields[3].found) now->shared_bytes = file + shmem;
+  return peaks->valid;
 }
 
 bool parse_stat(const char* text, CpuAndExit* out) {
@@ -175,9 +205,7 @@ bool read_status_peaks(int fd, MemoryPeaks* out) {
 
 bool read_status(int fd, MemoryPeaks* peaks, MemoryNow* now) {
   char buf[4096];
-  if (pread_text(fd, buf, sizeof buf) <= 0) return false;
-  parse_status_now(buf, now);
-  return parse_status_peaks(buf, peaks);
+  return pread_text(fd, buf, sizeof buf) > 0 && parse_status(buf, peaks, now);
 }
 
 bool read_stat(int fd, CpuAndExit* out) {

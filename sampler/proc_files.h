@@ -50,6 +50,8 @@ bool parse_status_peaks(const char* text, MemoryPeaks* out);
 // The current figures from status (VmSize, VmRSS, RssFile + RssShmem): what
 // statm says, so one read of status gives both the peaks and the present.
 bool parse_status_now(const char* text, MemoryNow* out);
+// Both of the above in one pass over the text.
+bool parse_status(const char* text, MemoryPeaks* peaks, MemoryNow* now);
 bool parse_stat(const char* text, CpuAndExit* out);
 
 // The one rule for descriptors opened inside a program: a process started with

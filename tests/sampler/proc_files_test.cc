@@ -26,6 +26,39 @@ TEST(ProcFiles, ParsesStatusPeaks) {
   EXPECT_FALSE(parse_status_peaks("Name:\tgit\nState:\tZ (zombie)\n", &p));
 }
 
+TEST(ProcFiles, ParsesPeaksAndPresentOfAStatusInOnePass) {
+  // A kernel's order; HugetlbPages and the lines after it are never looked at.
+  const char* text =
+      "Name:\tgit\nUmask:\t0022\nState:\tR (running)\nVmPeak:\t   20480 kB\n"
+      "VmSize:\t   16384 kB\nVmLck:\t       0 kB\nVmPin:\t       0 kB\n"
+      "VmHWM:\t    4096 kB\nVmRSS:\t    3072 kB\nRssAnon:\t    1024 kB\n"
+      "RssFile:\t    1536 kB\nRssShmem:\t     512 kB\nVmData:\t     700 kB\n"
+      "HugetlbPages:\t       0 kB\n";
+  MemoryPeaks p;
+  MemoryNow m;
+  ASSERT_TRUE(parse_status(text, &p, &m));
+  EXPECT_EQ(p.vm_peak_bytes, 20480u * 1024);
+  EXPECT_EQ(p.rss_peak_bytes, 4096u * 1024);
+  EXPECT_EQ(m.size_bytes, 16384u * 1024);
+  EXPECT_EQ(m.resident_bytes, 3072u * 1024);
+  EXPECT_EQ(m.shared_bytes, (1536u + 512u) * 1024);
+  // The same figures as the two single-purpose parsers.
+  MemoryPeaks p2;
+  MemoryNow m2;
+  ASSERT_TRUE(parse_status_peaks(text, &p2));
+  ASSERT_TRUE(parse_status_now(text, &m2));
+  EXPECT_EQ(p2.vm_peak_bytes, p.vm_peak_bytes);
+  EXPECT_EQ(m2.shared_bytes, m.shared_bytes);
+  // A line whose name only starts like a field's is not that field.
+  MemoryPeaks p3;
+  EXPECT_FALSE(parse_status_peaks("VmPeakX:\t 1 kB\nVmHWMs:\t 2 kB\n", &p3));
+  // A zombie: no peaks, and the present is left alone.
+  MemoryNow m3;
+  m3.size_bytes = 7;
+  EXPECT_FALSE(parse_status("Name:\tgit\nState:\tZ (zombie)\n", &p3, &m3));
+  EXPECT_EQ(m3.size_bytes, 7u);
+}
+
 TEST(ProcFiles, ParsesStatWithAwkwardCommand) {
   // comm with spaces and a ')' ; fields 14/15 are utime/stime in ticks, 22 the start time,
   // 38 the exit signal, 52 the exit code.
