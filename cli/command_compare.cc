@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "comma_list.h"
 #include "commands.h"
 #include "file_options.h"
 #include "output_file.h"
@@ -73,13 +74,7 @@ int command_compare(const Args& args) {
   if (o.files.size() < 2)
     throw UsageError{"compare: needs at least two record files (try account compare --help)"};
   if (!names.empty()) {
-    size_t at = 0;
-    for (;;) {
-      size_t comma = names.find(',', at);
-      o.names.push_back(names.substr(at, comma - at));
-      if (comma == std::string::npos) break;
-      at = comma + 1;
-    }
+    for (std::string_view name : comma_list(names)) o.names.emplace_back(name);
     if (o.names.size() != o.files.size())
       throw UsageError{fmt::format("compare: --names gives {} labels for {} files", o.names.size(),
                                    o.files.size())};

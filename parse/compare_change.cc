@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "comma_list.h"
+
 namespace account {
 
 namespace {
@@ -37,10 +39,8 @@ MetricChange metric_change(const std::vector<RunFigures>& a, const std::vector<R
 
 std::optional<std::vector<Gate>> parse_gates(const std::string& spec, std::string* error) {
   std::vector<Gate> gates;
-  size_t at = 0;
-  for (;;) {
-    size_t comma = spec.find(',', at);
-    std::string item = spec.substr(at, comma == std::string::npos ? comma : comma - at);
+  for (std::string_view view : comma_list(spec)) {
+    std::string item(view);
     size_t eq = item.find('=');
     if (eq == std::string::npos) {
       *error = fmt::format("--fail-on '{}': '{}' is not METRIC=PERCENT (e.g. cpu=5%)", spec, item);
@@ -62,8 +62,6 @@ std::optional<std::vector<Gate>> parse_gates(const std::string& spec, std::strin
       return std::nullopt;
     }
     gates.push_back({*m, v});
-    if (comma == std::string::npos) break;
-    at = comma + 1;
   }
   return gates;
 }

@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "bad_lines.h"
+#include "comma_list.h"
 #include "compare_change.h"
 #include "compare_html.h"
 #include "html_report.h"
@@ -163,10 +164,7 @@ std::optional<ExtraColumns> parse_columns(std::string_view spec, std::string* er
   std::string known;
   for (const Known& k : kKnown) known += fmt::format("{}+{}", known.empty() ? "" : ", ", k.name);
   ExtraColumns out;
-  size_t at = 0;
-  for (;;) {
-    size_t comma = spec.find(',', at);
-    std::string_view item = spec.substr(at, comma == std::string_view::npos ? comma : comma - at);
+  for (std::string_view item : comma_list(spec)) {
     if (item.size() < 2 || item[0] != '+') {
       *error = fmt::format("--columns '{}': '{}' is not +NAME (known: {})", spec, item, known);
       return std::nullopt;
@@ -179,8 +177,6 @@ std::optional<ExtraColumns> parse_columns(std::string_view spec, std::string* er
       return std::nullopt;
     }
     out.*(k->flag) = true;
-    if (comma == std::string_view::npos) break;
-    at = comma + 1;
   }
   return out;
 }

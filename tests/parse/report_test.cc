@@ -7,6 +7,7 @@
 
 #include <regex>
 
+#include "comma_list.h"
 #include "golden.h"
 
 namespace account {
@@ -21,6 +22,14 @@ ReportOptions options_for(const std::string& file, Format format = Format::kTabl
   o.files = {data_path(file)};
   o.format = format;
   return o;
+}
+
+TEST(CommaList, EveryItemEmptyOnesIncluded) {
+  using V = std::vector<std::string_view>;
+  EXPECT_EQ(comma_list("cpu=5%,wall=10%"), (V{"cpu=5%", "wall=10%"}));
+  EXPECT_EQ(comma_list("one"), (V{"one"}));
+  EXPECT_EQ(comma_list(""), (V{""}));
+  EXPECT_EQ(comma_list("a,,b,"), (V{"a", "", "b", ""}));
 }
 
 TEST(Report, Table) {
