@@ -84,12 +84,14 @@ TreeSampler::~TreeSampler() {
   if (epoll_fd_ >= 0) close(epoll_fd_);
 }
 
-TreeSampler::Proc* TreeSampler::proc_of(pid_t pid) {
+TreeSampler::Proc* TreeSampler::proc_of(pid_t pid, bool has_image_file) {
   auto it = procs_.find(pid);
   if (it != procs_.end()) return it->second.get();
   auto p = std::make_unique<Proc>();
   p->watch.handle.pid = pid;
-  p->shim_sampler = is_shim_sampler(pid);
+  // A process that made an image file is a program the shim counts, never a
+  // sampler of the shim's: one read of its stat fewer for most new processes.
+  p->shim_sampler = !has_image_file && is_shim_sampler(pid);
   if (!p->shim_sampler) {
     // Opened now, while the process lives: its stat still answers as a zombie.
     reader_.open(&p->watch.handle);
@@ -181,7 +183,8 @@ void TreeSampler::discover_images() {
     if (!map_image_file(path.c_str(), &image->view)) {
       // Still being set up, or its process was killed while setting it up:
       // decided when the process ends.
-      if (!stillborn_.count(e->d_name)) proc_of(id.pid)->stillborn.emplace_back(e->d_name, id);
+      if (!stillborn_.count(e->d_name))
+        proc_of(id.pid, true)->stillborn.emplace_back(e->d_name, id);
       stillborn_.insert(e->d_name);
       continue;
     }
@@ -194,7 +197,7 @@ void TreeSampler::discover_images() {
     }
     image->name = e->d_name;
     image->id = id;
-    Proc* p = proc_of(id.pid);
+    Proc* p = proc_of(id.pid, true);
     auto& list = p->images;
     auto at = list.begin();
     while (at != list.end() && (*at)->id.start_monotonic_ns < id.start_monotonic_ns) ++at;

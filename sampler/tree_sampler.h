@@ -124,7 +124,7 @@ class TreeSampler {
  private:
   struct Image;
   struct Proc;
-  Proc* proc_of(pid_t pid);
+  Proc* proc_of(pid_t pid, bool has_image_file = false);
   void discover_images();
   void forget_recorded_images();
   void record_death(Image& image, Proc* proc);
