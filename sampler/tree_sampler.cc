@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <sstream>
 #include <string>
 
 #include "image_file.h"
@@ -491,9 +490,21 @@ std::vector<pid_t> children_of(pid_t pid) {
   if (!dir) return out;
   while (dirent* e = readdir(dir)) {
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    std::istringstream in(read_proc_text(task_dir + "/" + e->d_name + "/children"));
-    long child;
-    while (in >> child) out.push_back(pid_t(child));
+    // "123 456 " without a stream: this runs for every process at every tick.
+    std::string text = read_proc_text(task_dir + "/" + e->d_name + "/children");
+    pid_t child = 0;
+    bool in_number = false;
+    for (char c : text) {
+      if (c >= '0' && c <= '9') {
+        child = child * 10 + (c - '0');
+        in_number = true;
+      } else if (in_number) {
+        out.push_back(child);
+        child = 0;
+        in_number = false;
+      }
+    }
+    if (in_number) out.push_back(child);
   }
   closedir(dir);
   return out;
