@@ -101,8 +101,16 @@ TreeSampler::Proc* TreeSampler::proc_of(pid_t pid, bool has_image_file) {
     ev.data.u64 = uint64_t(pid);
     if (p->pidfd < 0 || epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, p->pidfd, &ev) != 0) p->ended = true;
     if (observer_ && !p->ended && reader_.stat(&p->watch.handle, &p->watch.cpu)) {
-      p->found = true;
-      observer_->image_found(pid, p->watch);
+      // Reaped between the open and the read, the kernel still answers from
+      // the open file, with ppid 0: an image that is gone, not one to record
+      // with no parent (the census counts it as unseen). Only the root may
+      // have a parent outside the pid namespace.
+      if (p->watch.cpu.ppid == 0 && pid != root_) {
+        p->ended = true;
+      } else {
+        p->found = true;
+        observer_->image_found(pid, p->watch);
+      }
     }
   }
   Proc* raw = p.get();
