@@ -30,6 +30,7 @@ void publish_image_info() {
   id.ppid = g_identity.ppid;
   id.start_realtime_ns = g_identity.start_realtime_ns;
   id.start_monotonic_ns = g_identity.start_monotonic_ns;
+  copy_string(id.host, sizeof id.host, g_identity.host);
   copy_string(id.exe, sizeof id.exe, g_identity.exe);
   uncounted_copy(id.argv, g_identity.argv,
                  g_identity.argv_len < sizeof id.argv ? g_identity.argv_len : sizeof id.argv);

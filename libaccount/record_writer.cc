@@ -128,6 +128,7 @@ void compose_record(TextBuffer& out, const RecordSource& src, const FinalFigures
   if (id.argv_truncated) out.key(kArgvTruncated), out.put("true");
   out.field_string(kTest, settings.test);
   out.field_string(kOp, settings.op);
+  out.field_string(kHost, id.host);
   out.field(kStartNs, id.start_realtime_ns);
   if (src.watch_start_ns) out.field(kWatchStartNs, src.watch_start_ns);
   out.field(kEndNs, f.end_realtime_ns);
@@ -185,6 +186,9 @@ void compose_tree_record(TextBuffer& out, const TreeFigures& tree) {
   out.field_string(kKind, "tree");
   out.field_string(kTest, tree.test);
   out.field_string(kOp, tree.op);
+  char host[kHostCapacity];
+  if (!tree.host) read_host_name(host, sizeof host);
+  out.field_string(kHost, tree.host ? tree.host : host);
   out.field(kRun, tree.run);
   if (tree.command_argc > 0) {
     out.key(kCommand);

@@ -52,6 +52,7 @@ size_t record_capacity(const RecordSource& src);
 
 // The tree record of one run of account run (or account watch --tree).
 struct TreeFigures {
+  const char* host = nullptr;  // nullptr: this machine's (uname)
   const char* test = "";
   const char* op = "";
   uint32_t run = 0;

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +21,13 @@ void copy_string(char* dst, size_t cap, const char* src) {
   if (n >= cap) n = cap - 1;
   uncounted_copy(dst, src, n);
   dst[n] = 0;
+}
+
+void read_host_name(char* dst, size_t cap) {
+  static_assert(sizeof(utsname::nodename) <= kHostCapacity);
+  utsname names;
+  if (uname(&names) != 0) names.nodename[0] = 0;
+  copy_string(dst, cap, names.nodename);
 }
 
 namespace {
@@ -114,6 +122,7 @@ void capture_identity(int argc, char** argv) {
   Identity& id = g_identity;
   id.pid = getpid();
   id.ppid = getppid();
+  read_host_name(id.host, sizeof id.host);
   ssize_t n = readlink("/proc/self/exe", id.exe, sizeof id.exe - 1);
   id.exe[n > 0 ? n : 0] = 0;
   id.argc = argc;

@@ -11,6 +11,7 @@ namespace account {
 constexpr size_t kPathCapacity = 4096;
 constexpr size_t kLabelCapacity = 1024;
 constexpr size_t kArgvCapacity = 16384;
+constexpr size_t kHostCapacity = 65;  // uname(2)'s nodename, with its NUL
 
 // Scalars first, then the strings by how often they are long: a process
 // writes only the first pages of each (every page it writes is a page fault
@@ -38,6 +39,7 @@ struct Identity {
   size_t argv_len = 0;
   int argc = 0;
   bool argv_truncated = false;
+  char host[kHostCapacity] = {};  // the machine's name (uname -n)
   char exe[kPathCapacity] = {};
   char argv[kArgvCapacity] = {};  // NUL-separated
 };
@@ -53,6 +55,10 @@ void capture_identity(int argc, char** argv);
 void mark_image_start();
 // In a fork child: same program and argv, new pid and start time.
 void restart_identity_after_fork();
+
+// This machine's name (uname(2)'s nodename) into dst: one syscall, no
+// allocation, async-signal-safe. "" if uname fails.
+void read_host_name(char* dst, size_t cap);
 
 // Copies the string src into dst (at most cap - 1 bytes, always terminated).
 void copy_string(char* dst, size_t cap, const char* src);

@@ -145,6 +145,7 @@ std::optional<Record> record_from_value(const json::value& value, std::string* r
   f.string(keys::kKind, kind, false);
   if (f.ok() && kind == "tree") {
     TreeRecord t;
+    f.string(keys::kHost, t.host, false);
     f.string(keys::kTest, t.test);
     f.string(keys::kOp, t.op);
     f.u64(keys::kStartNs, t.start_ns);
@@ -176,6 +177,7 @@ std::optional<Record> record_from_value(const json::value& value, std::string* r
     return std::nullopt;
   }
   ProcessRecord p;
+  f.string(keys::kHost, p.host, false);
   f.i64(keys::kPid, p.pid);
   f.i64(keys::kPpid, p.ppid);
   f.string(keys::kExe, p.exe);

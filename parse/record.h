@@ -21,6 +21,9 @@ struct Timeline {
 
 /// One process image (`"kind": "process"`, the default when kind is absent).
 struct ProcessRecord {
+  /// The machine's name; "" in records without `host` (older writers), which
+  /// group as one more host of their own, never with a named one.
+  std::string host;
   int64_t pid = 0;
   int64_t ppid = 0;
   std::string exe;
@@ -57,6 +60,7 @@ struct ProcessRecord {
 
 /// One `account run` (`"kind": "tree"`): the whole process tree of a command.
 struct TreeRecord {
+  std::string host;  ///< as ProcessRecord::host
   std::string test;
   std::string op;
   uint64_t start_ns = 0;

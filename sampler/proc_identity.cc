@@ -29,6 +29,7 @@ uint64_t realtime_of_boot_ticks(uint64_t ticks) {
 void read_identity(pid_t pid, const CpuAndExit& stat, Identity* id) {
   id->pid = pid;
   id->ppid = stat.ppid;
+  read_host_name(id->host, sizeof id->host);
   id->start_realtime_ns = realtime_of_boot_ticks(stat.start_ticks);
   std::string proc = "/proc/" + std::to_string(pid);
   ssize_t n = readlink((proc + "/exe").c_str(), id->exe, sizeof id->exe - 1);

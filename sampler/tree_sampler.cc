@@ -293,6 +293,7 @@ uint64_t realtime_of_monotonic(uint64_t monotonic_ns) {
 
 std::unique_ptr<ImageInfo> TreeSampler::fallback_info(const ImageName& id) const {
   auto info = fallback_ ? std::make_unique<ImageInfo>(*fallback_) : std::make_unique<ImageInfo>();
+  read_host_name(info->identity.host, sizeof info->identity.host);
   info->identity.pid = id.pid;
   info->identity.ppid = id.ppid;
   info->identity.start_realtime_ns = realtime_of_monotonic(id.start_monotonic_ns);

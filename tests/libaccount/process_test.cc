@@ -114,6 +114,10 @@ TEST(ShimProcesses, ForkThenExecRecordsTheChildImageAndTheNewImage) {
   EXPECT_EQ(c[1].malloc_bytes, 1064576u);
   EXPECT_EQ(c[1].ppid, f.parent);
   EXPECT_EQ(f.of_parent.size(), 1u);
+  // Every image names this machine: the parent, the fork child and the exec'd image.
+  std::string host = uname_n();
+  ASSERT_FALSE(host.empty());
+  for (const ProcessRecord& p : run.records.processes) EXPECT_EQ(p.host, host) << p.pid;
 }
 
 TEST(ShimProcesses, FailedExecOfMissingPathThenExecGivesOneExecRecord) {
@@ -267,6 +271,7 @@ void expect_signal_record(int sig, const std::string& delay_ms) {
   if (sig == 9) {
     EXPECT_EQ(r.end, "killed");
   }
+  EXPECT_EQ(r.host, uname_n());  // written by the sampler, from the image's identity
   EXPECT_FALSE(r.exit_code.has_value());
   EXPECT_EQ(r.written_by, "sampler");
   EXPECT_EQ(r.pid, value_after(run.result.out, "pid"));

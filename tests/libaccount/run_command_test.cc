@@ -46,6 +46,12 @@ TEST(AccountRun, LabelsInEveryRecordExitStatusAndTreeRecord) {
   EXPECT_FALSE(f.trees[0].signal.has_value());
   EXPECT_GE(f.trees[0].processes, 1u);
   EXPECT_LE(f.trees[0].start_ns, f.trees[0].end_ns);
+  // Under account run too (the images copy their identity into image files):
+  // every record, the tree record included, names this machine.
+  std::string host = uname_n();
+  ASSERT_FALSE(host.empty());
+  EXPECT_EQ(f.trees[0].host, host);
+  for (const auto& p : f.processes) EXPECT_EQ(p.host, host) << p.pid;
 }
 
 TEST(AccountRun, SummaryLineUnlessQuiet) {
@@ -80,6 +86,7 @@ TEST(AccountRun, SignalStatusAndSignalRecord) {
 }
 
 TEST(AccountRun, SigkillStatusAndKilledRecord) {
+  std::string host = uname_n();
   for (int i = 0; i < 10; ++i) {
     SCOPED_TRACE("run " + std::to_string(i));
     TempDir dir;
@@ -89,6 +96,7 @@ TEST(AccountRun, SigkillStatusAndKilledRecord) {
     ASSERT_EQ(f.processes.size(), 1u) << slurp(dir.file("run.jsonl"));
     EXPECT_EQ(f.processes[0].end, "killed");
     EXPECT_EQ(f.processes[0].signal, 9);
+    EXPECT_EQ(f.processes[0].host, host);  // written by the tree sampler
     ASSERT_EQ(f.trees.size(), 1u);
     EXPECT_EQ(f.trees[0].signal, 9);
   }

@@ -44,6 +44,15 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
+std::string uname_n() {
+  ProgramOptions o;
+  o.env = clean_env();
+  ProgramResult r = run_program({"/bin/uname", "-n"}, o);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(r.out.ends_with("\n")) << r.out;
+  return r.out.substr(0, r.out.size() - 1);
+}
+
 ShimRun run_with_shim(const TempDir& dir, const std::vector<std::string>& argv, const Env& env,
                       size_t min_records, double settle_s) {
   ShimRun run;

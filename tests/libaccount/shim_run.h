@@ -51,6 +51,10 @@ uint64_t own_copied_calls(const ShimRun& run, const ProcessRecord& r);
 /// Whole file contents ("" when missing).
 std::string slurp(const std::string& path);
 
+/// This machine's name as `uname -n` prints it (without the newline): what
+/// every record's "host" must say.
+std::string uname_n();
+
 /// A run's status, output and records, for failure messages.
 std::string dump(const ShimRun& run);
 

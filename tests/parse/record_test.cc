@@ -134,6 +134,37 @@ TEST(Record, AnonPeakIsOptional) {
             "\"sampled_rss_anon_peak_bytes\" is not a non-negative integer");
 }
 
+// host (Release 2, issue 15) is optional: records without it read as
+// before, with an empty host; present, it must be a string.
+TEST(Record, HostIsOptional) {
+  std::string reason;
+  auto without = parse_record(kProcess, &reason);
+  ASSERT_TRUE(without) << reason;
+  EXPECT_EQ(std::get<ProcessRecord>(*without).host, "");
+  EXPECT_EQ(std::get<ProcessRecord>(*without).pid, 42);
+  RecordParser parser;
+  auto with_key = parser.parse(
+      with(kProcess, R"("kind":"process",)", R"("kind":"process","host":"ci-runner-7",)"), &reason);
+  ASSERT_TRUE(with_key) << reason;
+  EXPECT_EQ(std::get<ProcessRecord>(*with_key).host, "ci-runner-7");
+  EXPECT_EQ(std::get<ProcessRecord>(*with_key).pid, 42);
+
+  const std::string tree =
+      R"({"schema":1,"kind":"tree","test":"t","op":"o","start_ns":5,"end_ns":9,"processes":3,)"
+      R"("sampled_size_peak_bytes":100,"sampled_rss_peak_bytes":50})";
+  auto tree_without = parser.parse(tree, &reason);
+  ASSERT_TRUE(tree_without) << reason;
+  EXPECT_EQ(std::get<TreeRecord>(*tree_without).host, "");
+  auto tree_with = parse_record(with(tree, "}", R"(,"host":"load-gen"})"), &reason);
+  ASSERT_TRUE(tree_with) << reason;
+  EXPECT_EQ(std::get<TreeRecord>(*tree_with).host, "load-gen");
+  EXPECT_EQ(std::get<TreeRecord>(*tree_with).processes, 3u);
+
+  EXPECT_EQ(reason_of(with(kProcess, R"("kind":"process",)", R"("kind":"process","host":7,)")),
+            "\"host\" is not a string");
+  EXPECT_EQ(reason_of(with(tree, "}", R"(,"host":null})")), "\"host\" is not a string");
+}
+
 TEST(Record, Reasons) {
   EXPECT_EQ(reason_of("not json"), "not JSON (syntax error)");
   EXPECT_EQ(reason_of(R"({"schema":1,)"), "not JSON (incomplete JSON)");

@@ -6,6 +6,7 @@
 // renamed in that one place fails here.
 #include <gtest/gtest.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include <boost/json.hpp>
 #include <memory>
@@ -37,6 +38,7 @@ struct Image {
     id.pid = 4242;
     id.ppid = 4200;
     id.start_realtime_ns = 1796021730654686804ull;
+    copy_string(id.host, sizeof id.host, "build-7.example.org");
     copy_string(id.exe, sizeof id.exe, "/usr/bin/git");
     set_argv({"git", "add", "."});
     copy_string(settings->test, sizeof settings->test, "zero_small");
@@ -185,7 +187,7 @@ struct Shape {
 std::vector<std::string> process_keys(const Shape& s) {
   std::vector<std::string> k = {"schema", "kind", "pid", "ppid", "exe", "argv"};
   if (s.argv_truncated) k.push_back("argv_truncated");
-  for (const char* name : {"test", "op", "start_ns"}) k.push_back(name);
+  for (const char* name : {"test", "op", "host", "start_ns"}) k.push_back(name);
   if (s.watch) k.push_back("watch_start_ns");
   for (const char* name :
        {"end_ns", "cpu_user_s", "cpu_sys_s", "malloc_bytes", "malloc_calls", "free_calls",
@@ -206,6 +208,7 @@ std::vector<std::string> process_keys(const Shape& s) {
 
 // Every field of ProcessRecord, one by one.
 void expect_process(const ProcessRecord& got, const ProcessRecord& want) {
+  EXPECT_EQ(got.host, want.host);
   EXPECT_EQ(got.pid, want.pid);
   EXPECT_EQ(got.ppid, want.ppid);
   EXPECT_EQ(got.exe, want.exe);
@@ -240,6 +243,7 @@ void expect_process(const ProcessRecord& got, const ProcessRecord& want) {
 // What Image with figures() reads back as, before the ending.
 ProcessRecord expected_base() {
   ProcessRecord p;
+  p.host = "build-7.example.org";
   p.pid = 4242;
   p.ppid = 4200;
   p.exe = "/usr/bin/git";
@@ -378,6 +382,8 @@ TEST(SchemaRoundTrip, ArgvAndLabelsSurviveEscaping) {
               "op\twith\x02"
               "ctl");
   image.identity->argv_truncated = true;
+  // sethostname(2) takes any bytes: the host is escaped like the labels.
+  copy_string(image.identity->host, sizeof image.identity->host, "h\"o\\st\n\xFF");
   std::string line = compose(image.source(), figures(), ending(EndKind::kExit, 0));
   expect_one_line(line);
   json::object o = raw(line);
@@ -392,6 +398,7 @@ TEST(SchemaRoundTrip, ArgvAndLabelsSurviveEscaping) {
   // Invalid UTF-8 reads back as U+FFFD, one per byte that starts no valid sequence.
   want.argv[8] = "bad \xEF\xBF\xBD utf8 \xEF\xBF\xBD\xEF\xBF\xBD trunc \xEF\xBF\xBD\xEF\xBF\xBD";
   want.exe = "/opt/my \"app\"/bin/run\xC3\xA9";
+  want.host = "h\"o\\st\n\xEF\xBF\xBD";
   want.test = "t\"e\\st\n\xE2\x9C\x93";
   want.op =
       "op\twith\x02"
@@ -523,6 +530,7 @@ const char* const kCommand[] = {"git", "commit", "-m", "say \"hi\"\n\xC3\xA9"};
 
 TreeFigures tree_figures() {
   TreeFigures t;
+  t.host = "runner-3";
   t.command = kCommand;
   t.command_argc = 4;
   t.test = "zero_small";
@@ -539,6 +547,7 @@ TreeFigures tree_figures() {
 }
 
 void expect_tree(const TreeRecord& got, const TreeRecord& want) {
+  EXPECT_EQ(got.host, want.host);
   EXPECT_EQ(got.test, want.test);
   EXPECT_EQ(got.op, want.op);
   EXPECT_EQ(got.start_ns, want.start_ns);
@@ -558,6 +567,7 @@ void expect_tree(const TreeRecord& got, const TreeRecord& want) {
 
 TreeRecord expected_tree() {
   TreeRecord t;
+  t.host = "runner-3";
   t.command.assign(std::begin(kCommand), std::end(kCommand));
   t.test = "zero_small";
   t.op = "commit \"all\"\n\xC3\xA9";
@@ -577,6 +587,7 @@ std::vector<std::string> tree_keys(const char* end_key, bool interrupted) {
                                 "kind",
                                 "test",
                                 "op",
+                                "host",
                                 "run",
                                 "command",
                                 "start_ns",
@@ -635,6 +646,18 @@ TEST(SchemaRoundTrip, TreeRecords) {
     if (c.interrupted) want.interrupted = c.interrupted;
     expect_tree(parse_as<TreeRecord>(line), want);
   }
+}
+
+// account run and account watch leave the host to the writer: this machine's.
+TEST(SchemaRoundTrip, TreeRecordOfThisHost) {
+  TreeFigures figures = tree_figures();
+  figures.host = nullptr;
+  utsname names;
+  ASSERT_EQ(uname(&names), 0);
+  ASSERT_NE(names.nodename[0], 0);
+  TreeRecord want = expected_tree();
+  want.host = names.nodename;
+  expect_tree(parse_as<TreeRecord>(compose_tree(figures)), want);
 }
 
 // Many records of every kind in one stream, as a file holds them.

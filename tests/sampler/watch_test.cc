@@ -45,6 +45,7 @@ TEST(Watch, RecordsASleepUntilItEnds) {
   EXPECT_EQ(p.argv, (std::vector<std::string>{"sleep", "0.4"}));
   EXPECT_EQ(p.written_by, "watch");
   EXPECT_EQ(p.test, "w");
+  EXPECT_EQ(p.host, uname_n());
   // The zombie was held by this test, so how it ended is known.
   EXPECT_EQ(p.end, "exit");
   EXPECT_EQ(p.exit_code, 0);

@@ -20,6 +20,7 @@
 
 #include "records.h"
 #include "run_program.h"
+#include "shim_run.h"
 
 namespace account::testing {
 namespace {
@@ -219,7 +220,10 @@ TEST(WatchTree, AThousandOneMillisecondChildrenAreAllCounted) {
   ASSERT_TRUE(f.bad_lines.empty());
   ASSERT_EQ(f.trees.size(), 1u);
   const TreeRecord& t = f.trees[0];
+  std::string host = uname_n();
+  EXPECT_EQ(t.host, host);
   std::set<int64_t> children;
+  for (const auto& p : f.processes) EXPECT_EQ(p.host, host) << p.pid;
   for (const auto& p : f.processes)
     if (p.pid != root) {
       EXPECT_EQ(p.ppid, root);
