@@ -80,7 +80,8 @@ int command_report(const Args& args) {
       ("chart", po::value(&o.chart), "with --format svg: memory, processes or allocations")
       ("test", po::value(&o.chart_test), "with --format svg: the test of the chart")
       ("op", po::value(&o.chart_op), "with --format svg: the operation of the chart")
-      ("by", po::value(&by), "'process': one row per process image under each operation")
+      ("by", po::value(&by), "process or host: one row per process image, or one row per host "
+       "(the records' host), under each operation")
       ("percentiles", po::value(&percentiles)->implicit_value("wall"),
        "distribution over runs of KEY: wall (default), cpu, size, resident, copied, malloc")
       ("columns", po::value(&columns),
@@ -133,20 +134,22 @@ int command_report(const Args& args) {
     o.columns = *extra;
   }
   if (!by.empty()) {
-    if (by != "process")
-      throw UsageError{fmt::format("report: --by '{}': only 'process' is known", by)};
-    o.by_process = true;
+    if (by != "process" && by != "host")
+      throw UsageError{fmt::format("report: --by '{}': use process or host", by)};
+    o.by_process = by == "process";
+    o.by_host = by == "host";
   }
   if (vm.count("percentiles")) {
     o.percentiles = parse_metric(percentiles);
     if (!o.percentiles) throw UsageError{"report: --percentiles: " + unknown_metric(percentiles)};
-    if (o.by_process) throw UsageError{"report: --by process and --percentiles do not combine"};
+    if (!by.empty())
+      throw UsageError{fmt::format("report: --by {} and --percentiles do not combine", by)};
     if (vm.count("columns")) throw UsageError{"report: --columns and --percentiles do not combine"};
   }
   if (vm.count("sort")) {
     o.sort = parse_metric(sort);
     if (!o.sort) throw UsageError{"report: --sort: " + unknown_metric(sort)};
-    if (o.by_process || o.percentiles)
+    if (!by.empty() || o.percentiles)
       throw UsageError{"report: --sort orders the operation table: not with --by or --percentiles"};
   }
   std::unique_ptr<Symbolizer> symbolizer;

@@ -205,8 +205,9 @@ struct RunAcc {
   }
 };
 
+// The runs of one (test, op) on one host.
 struct OpState {
-  std::string test, op;
+  std::string test, op, host;
   std::vector<RunAcc> runs;            // tree runs, in arrival order
   std::map<uint64_t, size_t> windows;  // tree start_ns -> index in runs
   std::vector<Pending> pending;        // processes in no tree window yet
@@ -287,22 +288,33 @@ struct OpState {
 struct Aggregator::State {
   bool keep_processes = false;
   std::vector<OpState> ops;
-  std::unordered_map<std::string, size_t> index;  // test '\0' op -> ops
+  std::unordered_map<std::string, size_t> index;  // test '\0' op '\0' host -> ops
+  // The (test, op) pairs in order of first appearance, each with its hosts' ops.
+  std::vector<std::vector<size_t>> labels;
+  std::unordered_map<std::string, size_t> label_index;  // test '\0' op -> labels
   std::vector<std::string> test_order;
   std::unordered_map<std::string, size_t> test_index;
   std::string key;
 
-  OpState& op_of(const std::string& test, const std::string& op) {
+  OpState& op_of(const std::string& test, const std::string& op, const std::string& host) {
     key.assign(test);
     key.push_back('\0');
     key.append(op);
+    size_t label_length = key.size();
+    key.push_back('\0');
+    key.append(host);
     auto it = index.find(key);
     if (it != index.end()) return ops[it->second];
     index.emplace(key, ops.size());
+    key.resize(label_length);
+    auto [label, added] = label_index.emplace(key, labels.size());
+    if (added) labels.emplace_back();
+    labels[label->second].push_back(ops.size());
     if (test_index.emplace(test, test_order.size()).second) test_order.push_back(test);
     ops.push_back(OpState{});
     ops.back().test = test;
     ops.back().op = op;
+    ops.back().host = host;
     return ops.back();
   }
 };
@@ -334,7 +346,7 @@ Aggregator::~Aggregator() = default;
 
 void Aggregator::add(const Record& record) {
   if (const auto* p = std::get_if<ProcessRecord>(&record)) {
-    OpState& op = state_->op_of(p->test, p->op);
+    OpState& op = state_->op_of(p->test, p->op, p->host);
     Pending item{figures_of(*p), nullptr};
     if (state_->keep_processes) item.row = std::make_unique<ProcessRow>(row_of(*p, item.figures));
     if (RunAcc* run = op.window_of(p->start_ns)) {
@@ -346,7 +358,7 @@ void Aggregator::add(const Record& record) {
     return;
   }
   const auto& t = std::get<TreeRecord>(record);
-  OpState& op = state_->op_of(t.test, t.op);
+  OpState& op = state_->op_of(t.test, t.op, t.host);
   RunAcc run;
   run.set_tree(t);
   auto keep = op.pending.begin();
@@ -372,23 +384,28 @@ void Aggregator::add(const Record& record) {
 std::vector<Operation> Aggregator::finish() {
   State& s = *state_;
   std::vector<std::vector<size_t>> by_test(s.test_order.size());
-  for (size_t i = 0; i < s.ops.size(); ++i) by_test[s.test_index.at(s.ops[i].test)].push_back(i);
+  for (size_t i = 0; i < s.labels.size(); ++i)
+    by_test[s.test_index.at(s.ops[s.labels[i].front()].test)].push_back(i);
   std::vector<Operation> out;
-  out.reserve(s.ops.size());
-  for (const auto& indices : by_test) {
-    for (size_t i : indices) {
-      OpState& op = s.ops[i];
-      // What lies in no tree's window is one run of its own.
-      RunAcc rest;
-      for (auto& lump : op.lumps) rest.merge(std::move(lump));
-      for (auto& q : op.pending) op.add_to(rest, std::move(q));
-      op.pending.clear();
-      op.lumps.clear();
+  out.reserve(s.labels.size());
+  for (const auto& labels : by_test) {
+    for (size_t label : labels) {
       Operation o;
-      o.test = op.test;
-      o.op = op.op;
-      for (auto& run : op.runs) o.runs.push_back(run.finish());
-      if (rest.processes > 0) o.runs.push_back(rest.finish());
+      for (size_t i : s.labels[label]) {
+        OpState& op = s.ops[i];
+        // What lies in no tree's window is one run of its own.
+        RunAcc rest;
+        for (auto& lump : op.lumps) rest.merge(std::move(lump));
+        for (auto& q : op.pending) op.add_to(rest, std::move(q));
+        op.pending.clear();
+        op.lumps.clear();
+        o.test = op.test;
+        o.op = op.op;
+        size_t first = o.runs.size();
+        for (auto& run : op.runs) o.runs.push_back(run.finish());
+        if (rest.processes > 0) o.runs.push_back(rest.finish());
+        for (size_t r = first; r < o.runs.size(); ++r) o.runs[r].host = op.host;
+      }
       if (o.test.empty() && o.op.empty())
         split_by_command(std::move(o), &out);
       else

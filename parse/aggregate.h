@@ -27,6 +27,7 @@ struct ProcessRow {
 
 /// The figures of one run of an operation (one tree record and its processes).
 struct RunFigures {
+  std::string host;             ///< the machine every record of the run names ("": none)
   double cpu_s = 0;             ///< user + system, summed over processes
   uint64_t size_bytes = 0;      ///< max(tree sampled size peak, largest process peak)
   uint64_t resident_bytes = 0;  ///< max(tree sampled resident peak, largest process peak)
@@ -63,11 +64,14 @@ bool any_failed(const std::vector<Operation>& ops);
 RunFigures median_of_runs(const std::vector<RunFigures>& runs);
 
 /// Groups records into runs: a run is one tree record with the process records of
-/// the same (test, op) whose start_ns lies in the tree's [start_ns, tree_end_ns]
-/// (end_ns when tree_end_ns is absent or earlier). An
-/// operation without tree records is one run made of all its process records;
-/// processes of an operation with tree records that fall in no tree's window form
-/// one more run of their own, never pooled with a tree's run.
+/// the same (test, op) and the same host whose start_ns lies in the tree's
+/// [start_ns, tree_end_ns] (end_ns when tree_end_ns is absent or earlier). An
+/// operation without tree records is one run per host made of all that host's
+/// process records; processes of an operation with tree records that fall in no
+/// tree's window form one more run per host, never pooled with a tree's run.
+/// Records of different hosts never share a run, so pids (exec chains, the
+/// root process) are only ever compared within one host. Records without a
+/// host are one more host, "" (never matched with a named one).
 ///
 /// Records without test and op labels are grouped by command line: each run
 /// goes to the operation named by its tree record's `command` (the argv of the
@@ -86,7 +90,8 @@ class Aggregator {
 
   void add(const Record& record);
   /// The operations, tests in order of first appearance, each test's operations
-  /// in order of first appearance. Call once, after the last add.
+  /// in order of first appearance; an operation's runs host by host, hosts in
+  /// order of first appearance. Call once, after the last add.
   std::vector<Operation> finish();
 
  private:

@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "bad_lines.h"
+#include "by_host.h"
 #include "comma_list.h"
 #include "compare_change.h"
 #include "compare_html.h"
@@ -252,6 +253,23 @@ Table operation_table(const std::vector<Operation>& ops, const ExtraColumns& ext
     t.rows.push_back(std::move(r));
   }
   if (failed) add_failed_note(t, include_failed);
+  return t;
+}
+
+Table host_table(const std::vector<Operation>& ops, const ExtraColumns& extra,
+                 bool include_failed) {
+  std::vector<HostOperation> hosts = operations_by_host(ops);
+  std::vector<Operation> parts;
+  for (const HostOperation& h : hosts) parts.push_back(h.operation);
+  // The operation table's rows, one per part, with the host after Runs.
+  Table t = operation_table(parts, extra, include_failed);
+  auto runs = std::find_if(t.columns.begin(), t.columns.end(),
+                           [](const Column& c) { return c.key == "runs"; });
+  size_t at = size_t(runs - t.columns.begin()) + 1;
+  t.columns.insert(t.columns.begin() + ptrdiff_t(at), text_column("host", "Host", "Host"));
+  for (size_t i = 0; i < t.rows.size(); ++i)
+    t.rows[i].cells.insert(t.rows[i].cells.begin() + ptrdiff_t(at),
+                           Cell::of_text(host_shown(hosts[i].host)));
   return t;
 }
 
@@ -711,7 +729,7 @@ int run_report(const ReportOptions& options, std::string* out, const MessageSink
   std::vector<Input> inputs;
   if (!open_all(files, &inputs, err)) return 1;
   bool page = (options.format == Format::kHtml || !options.chart.empty()) && !options.by_process &&
-              !options.percentiles;
+              !options.by_host && !options.percentiles;
   Aggregator aggregator(options.by_process || page);
   for (Input& in : inputs) in.into = &aggregator;
   int status = read_inputs(inputs, options.strict, err);
@@ -724,6 +742,7 @@ int run_report(const ReportOptions& options, std::string* out, const MessageSink
     return drawn ? drawn : status;
   }
   Table table = options.by_process ? process_table(ops, options.columns)
+                : options.by_host  ? host_table(ops, options.columns, options.include_failed)
                 : options.percentiles
                     ? percentile_table(ops, *options.percentiles, options.include_failed)
                     : operation_table(ops, options.columns, options.include_failed);

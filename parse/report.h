@@ -46,6 +46,11 @@ std::optional<ExtraColumns> parse_columns(std::string_view spec, std::string* er
 /// with a footnote when a run failed.
 Table operation_table(const std::vector<Operation>& ops, const ExtraColumns& extra = {},
                       bool include_failed = false);
+/// `--by host`: the operation table with one row per host of each operation
+/// (medians over that host's runs) and a Host column after the figures and
+/// Runs ("(no host)" for records without one).
+Table host_table(const std::vector<Operation>& ops, const ExtraColumns& extra = {},
+                 bool include_failed = false);
 /// One row per process image, under its operation (needs an Aggregator that
 /// keeps processes).
 Table process_table(const std::vector<Operation>& ops, const ExtraColumns& extra = {});
@@ -88,6 +93,7 @@ struct ReportOptions {
   std::vector<std::string> files;  ///< "-" is standard input; empty means "-"
   Format format = Format::kTable;
   bool by_process = false;
+  bool by_host = false;  ///< --by host
   std::optional<Metric> percentiles;
   ExtraColumns columns;  ///< for the operation and process tables
   bool strict = false;

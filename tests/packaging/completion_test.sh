@@ -78,7 +78,7 @@ expect "--format=csv" account report --format=c
 expect "csv html json markdown table" account compare --format ''
 expect "chrome-trace folded openmetrics pprof" account export -f ''
 # --by.
-expect process account report --by ''
+expect "host process" account report --by ''
 # Metric names: --percentiles and --sort take the table's metrics.
 expect "copied cpu malloc resident size wall" account report --percentiles ''
 expect "copied cpu malloc resident size wall" account report --sort ''

@@ -82,7 +82,7 @@ TEST(Cli, UsageErrors) {
   Shell names = account("compare a.jsonl b.jsonl --names x");
   EXPECT_EQ(names.err, "account: compare: --names gives 1 labels for 2 files\n");
   EXPECT_EQ(account("report --by thread ops.jsonl").err,
-            "account: report: --by 'thread': only 'process' is known\n");
+            "account: report: --by 'thread': use process or host\n");
 }
 
 TEST(Cli, ColumnsPlusAnon) {
