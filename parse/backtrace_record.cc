@@ -4,6 +4,8 @@
 #include <boost/json.hpp>
 #include <charconv>
 
+#include "../libaccount/record_keys.h"
+
 namespace account {
 
 namespace json = boost::json;
@@ -107,6 +109,7 @@ std::optional<ProcessBacktraces> parse_backtraces(std::string_view line, std::st
     return std::nullopt;
   }
   ProcessBacktraces p;
+  p.host = string_or_empty(o, keys::kHost);
   p.test = string_or_empty(o, "test");
   p.op = string_or_empty(o, "op");
   p.exe = string_or_empty(o, "exe");

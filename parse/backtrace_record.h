@@ -33,6 +33,7 @@ struct OtherAllocations {
 
 /// One process image's backtraces and what identifies it.
 struct ProcessBacktraces {
+  std::string host;  ///< "" in records without one
   std::string test, op;
   int64_t pid = 0;
   std::string exe;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "by_host.h"
 #include "reader.h"
 
 namespace account {
@@ -64,11 +65,14 @@ FrameName frame_name(const ProcessBacktraces& p, uint64_t ip, const SymbolTable&
 
 namespace {
 
-void render_process(const ProcessBacktraces& p, const SymbolTable& symbols, std::string* out) {
+// `name_host`: the records come from more than one machine, whose pids may collide.
+void render_process(const ProcessBacktraces& p, const SymbolTable& symbols, bool name_host,
+                    std::string* out) {
   uint64_t count = 0, bytes = 0;
   for (const AllocationGroup& g : p.groups) count += g.count, bytes += g.bytes;
   if (p.other) count += p.other->count, bytes += p.other->bytes;
-  *out += fmt::format("  pid {}: {}\n", p.pid, command_line(p));
+  std::string where = name_host ? fmt::format(" on {}", host_shown(p.host)) : "";
+  *out += fmt::format("  pid {}{}: {}\n", p.pid, where, command_line(p));
   *out += fmt::format(
       "  {} of at least {}, {:.2f} MiB in {}\n", plural(count, "allocation", "allocations"),
       size_text(p.threshold), double(bytes) / kMiB,
@@ -126,6 +130,9 @@ std::string render_backtraces(const std::vector<ProcessBacktraces>& processes,
   // Operations in the order they first appear; processes in record order.
   // Processes without a large allocation are only counted.
   std::vector<std::pair<std::string, std::string>> order;
+  bool many_hosts =
+      std::any_of(processes.begin(), processes.end(),
+                  [&](const ProcessBacktraces& p) { return p.host != processes.front().host; });
   for (const ProcessBacktraces& p : processes)
     if (std::find(order.begin(), order.end(), std::make_pair(p.test, p.op)) == order.end())
       order.emplace_back(p.test, p.op);
@@ -142,7 +149,7 @@ std::string render_backtraces(const std::vector<ProcessBacktraces>& processes,
         continue;
       }
       out += '\n';
-      render_process(p, symbols, &out);
+      render_process(p, symbols, many_hosts, &out);
     }
     if (quiet > 0)
       out += fmt::format("\n  {} traced made no allocation over the threshold\n",

@@ -1,8 +1,9 @@
 // Trace Event Format JSON (chrome://tracing, ui.perfetto.dev): one process
-// group per (test, operation, run), one track (thread) per pid with a complete
-// event per process image (an exec chain in sequence), and counter tracks for
-// the memory of the run's tree and of each process from their timelines.
-// Times are microseconds since the earliest record.
+// group per (test, operation, run), named with the run's host (a run holds one
+// host's records only, so equal pids of two hosts never share a track), one track (thread) per pid
+// with a complete event per process image (an exec chain in sequence), and counter tracks for the
+// memory of the run's tree and of each process from their timelines. Times are microseconds since
+// the earliest record.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -77,13 +78,15 @@ json::object image_args(const ProcessRow& row) {
 }
 
 json::object run_args(const RunFigures& f) {
-  return {{"cpu_s", f.cpu_s},
-          {"size_bytes", f.size_bytes},
-          {"resident_bytes", f.resident_bytes},
-          {"copied_bytes", f.copied_bytes},
-          {"malloc_bytes", f.malloc_bytes},
-          {"wall_s", f.wall_s},
-          {"processes", f.processes}};
+  json::object args{{"cpu_s", f.cpu_s},
+                    {"size_bytes", f.size_bytes},
+                    {"resident_bytes", f.resident_bytes},
+                    {"copied_bytes", f.copied_bytes},
+                    {"malloc_bytes", f.malloc_bytes},
+                    {"wall_s", f.wall_s},
+                    {"processes", f.processes}};
+  if (!f.host.empty()) args["host"] = f.host;
+  return args;
 }
 
 // The run's tree memory: at every point of any image's series, the sum over
@@ -177,8 +180,13 @@ class ChromeTraceExporter : public Exporter {
       for (size_t run = 0; run < o.runs.size(); ++run) {
         const RunFigures& figures = o.runs[run];
         ++group;
+        // Runs are numbered per host: "run 1 on a", "run 1 on b".
+        auto same_host = [&](const RunFigures& r) { return r.host == figures.host; };
+        size_t nth =
+            1 + size_t(std::count_if(o.runs.begin(), o.runs.begin() + ptrdiff_t(run), same_host));
         std::string label = fmt::format("{} / {} / run {}", o.test.empty() ? "(no test)" : o.test,
-                                        o.op.empty() ? "(no operation)" : o.op, run + 1);
+                                        o.op.empty() ? "(no operation)" : o.op, nth);
+        if (!figures.host.empty()) label += fmt::format(" on {}", figures.host);
         events.push_back(metadata("process_name", group, 0, label));
         events.push_back(json::object{{"ph", "M"},
                                       {"name", "process_sort_index"},

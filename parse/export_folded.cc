@@ -34,12 +34,14 @@ std::string frame_label(const ProcessBacktraces& p, uint64_t ip, const SymbolTab
   return clean(n.function != "??" ? n.function : n.module_offset);
 }
 
-// The root frames: "TEST/OP" when the records carry labels, then the program.
+// The root frames: the host when the record names one (two machines' stacks
+// stay apart), "TEST/OP" when the records carry labels, then the program.
 std::string root_of(const ProcessBacktraces& p) {
   std::string program = basename_of(p.exe.empty() && !p.argv.empty() ? p.argv[0] : p.exe);
   if (program.empty()) program = fmt::format("pid {}", p.pid);
-  if (p.test.empty() && p.op.empty()) return clean(program);
-  return clean(fmt::format("{}/{}", p.test, p.op)) + ";" + clean(program);
+  std::string root = p.host.empty() ? "" : clean(p.host) + ";";
+  if (p.test.empty() && p.op.empty()) return root + clean(program);
+  return root + clean(fmt::format("{}/{}", p.test, p.op)) + ";" + clean(program);
 }
 
 class FoldedExporter : public Exporter {

@@ -1,8 +1,11 @@
 // The report's figures as OpenMetrics text: one gauge family per column of
-// `account report`'s table (the medians over runs, from the same aggregation),
-// in base units (seconds, bytes), labelled with test and operation.
+// `account report --by host`'s table (the medians over a host's runs, from the
+// same aggregation), in base units (seconds, bytes), labelled with test,
+// operation and host (empty for records without one: Prometheus reads an empty
+// label as no label).
 #include <fmt/format.h>
 
+#include "by_host.h"
 #include "exporter.h"
 
 namespace account {
@@ -59,18 +62,20 @@ class OpenMetricsExporter : public Exporter {
   bool reads_backtraces() const override { return false; }
 
   std::string write(const ExportInput& input) const override {
+    std::vector<HostOperation> series = operations_by_host(input.ops);
     std::vector<RunFigures> medians;
-    for (const Operation& o : input.ops) medians.push_back(median_of_runs(o.runs));
+    for (const HostOperation& h : series) medians.push_back(median_of_runs(h.operation.runs));
     std::string out;
     for (const Family& f : kFamilies) {
       out += fmt::format("# TYPE {} gauge\n", f.name);
       if (*f.unit) out += fmt::format("# UNIT {} {}\n", f.name, f.unit);
       out += fmt::format("# HELP {} {} (account report; the median over runs).\n", f.name, f.help);
-      // No host label yet: records do not carry the host (issue 15, part 3).
-      for (size_t i = 0; i < input.ops.size(); ++i)
-        out += fmt::format("{}{{test=\"{}\",operation=\"{}\"}} {}\n", f.name,
-                           escaped(input.ops[i].test), escaped(input.ops[i].op),
-                           f.value(medians[i], input.ops[i].runs.size()));
+      for (size_t i = 0; i < series.size(); ++i) {
+        const Operation& o = series[i].operation;
+        out += fmt::format("{}{{test=\"{}\",operation=\"{}\",host=\"{}\"}} {}\n", f.name,
+                           escaped(o.test), escaped(o.op), escaped(series[i].host),
+                           f.value(medians[i], o.runs.size()));
+      }
     }
     out += "# EOF\n";
     return out;

@@ -1,7 +1,7 @@
 // The large-allocation backtraces as a pprof profile: a gzipped
 // perftools.profiles.Profile (upstream profile.proto, written with
 // libprotobuf). Sample types alloc_objects/count and alloc_space/bytes, one
-// sample per call-stack group with test, operation, pid and executable labels;
+// sample per call-stack group with host, test, operation, pid and executable labels;
 // mappings with build ids, so pprof can symbolize what account could not.
 #include <fmt/format.h>
 #include <zlib.h>
@@ -82,6 +82,7 @@ class ProfileBuilder {
       l.set_str(strings_.index(value));
       labels.push_back(l);
     };
+    text_label("host", p.host);
     text_label("test", p.test);
     text_label("operation", p.op);
     text_label("executable", p.exe);

@@ -5,6 +5,7 @@
 // promtool.
 #include "export.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -238,8 +239,8 @@ TEST(ExportOpenMetrics, PromtoolAcceptsItAndValuesAreTheReportsFigures) {
     while (std::getline(cs, cell, ',')) cells.push_back(cell);
     ASSERT_EQ(cells.size(), 10u) << row;
     for (size_t i = 0; i < 8; ++i) {
-      std::string prefix =
-          std::string(families[i]) + "{test=\"" + cells[0] + "\",operation=\"" + cells[1] + "\"} ";
+      std::string prefix = std::string(families[i]) + "{test=\"" + cells[0] + "\",operation=\"" +
+                           cells[1] + "\",host=\"\"} ";  // records without a host: an empty label
       size_t at = e.out.find(prefix);
       ASSERT_NE(at, std::string::npos) << prefix;
       size_t end = e.out.find('\n', at);
@@ -283,6 +284,85 @@ TEST(ExportPprof, ProtocDecodesItAndSamplesSumToTheRecords) {
                         "0123456789abcdef0123456789abcdef01234567", "cmd_clone", "builtin/clone.c"})
     EXPECT_NE(decoded.out.find(std::string("string_table: \"") + s + "\""), std::string::npos) << s;
   EXPECT_NE(decoded.out.find("  num: 101\n"), std::string::npos);  // a pid label
+}
+
+// Two hosts' records interleaved (data/two-hosts.jsonl, see hosts_test.cc):
+// each host its own series, group and stacks, with the figures of its run.
+TEST(ExportHosts, OpenMetricsLabelsEachHost) {
+  Exported e = export_as(ExportFormat::kOpenMetrics, {data_path("two-hosts.jsonl")});
+  ASSERT_EQ(e.status, 0);
+  for (const char* line : {
+           "account_cpu_seconds{test=\"accounts\",operation=\"login\",host=\"beta\"} 1.3\n",
+           "account_cpu_seconds{test=\"accounts\",operation=\"login\",host=\"alpha\"} 0.7\n",
+           "account_size_bytes{test=\"accounts\",operation=\"login\",host=\"beta\"} 209715200\n",
+           "account_size_bytes{test=\"accounts\",operation=\"login\",host=\"alpha\"} 367001600\n",
+           "account_resident_bytes{test=\"accounts\",operation=\"login\",host=\"alpha\"} "
+           "104857600\n",
+           "account_copied_bytes{test=\"accounts\",operation=\"login\",host=\"beta\"} 49283072\n",
+           "account_malloc_bytes{test=\"accounts\",operation=\"login\",host=\"alpha\"} 14680064\n",
+           "account_runs{test=\"accounts\",operation=\"login\",host=\"alpha\"} 1\n",
+           "account_processes{test=\"accounts\",operation=\"login\",host=\"beta\"} 3\n",
+       })
+    EXPECT_NE(e.out.find(line), std::string::npos) << line << e.out;
+  ASSERT_TRUE(have("promtool")) << "promtool not installed (Debian package prometheus)";
+  testing::TempFile file(e.out);
+  Shell check = shell("promtool check metrics < '" + file.path() + "' 2>&1");
+  EXPECT_EQ(check.status, 0) << check.out << e.out;
+}
+
+TEST(ExportHosts, ChromeTraceGroupPerHost) {
+  Exported e = export_as(ExportFormat::kChromeTrace, {data_path("two-hosts.jsonl")});
+  ASSERT_EQ(e.status, 0);
+  json::value trace = json::parse(e.out);
+  const json::array& events = trace.at("traceEvents").as_array();
+  std::map<int64_t, std::string> group_name;
+  for (const json::value& v : events)
+    if (v.at("ph") == "M" && v.at("name") == "process_name")
+      group_name[v.at("pid").to_number<int64_t>()] = v.at("args").at("name").as_string();
+  EXPECT_EQ(group_name, (std::map<int64_t, std::string>{{1, "accounts / login / run 1 on beta"},
+                                                        {2, "accounts / login / run 1 on alpha"}}));
+  // Each group: its host's three images (pid 100 twice, an exec chain), and
+  // the run's host and CPU in the run slice.
+  std::map<int64_t, std::vector<std::string>> images;
+  for (const json::value& v : events) {
+    if (v.at("ph") != "X") continue;
+    int64_t group = v.at("pid").to_number<int64_t>();
+    if (v.at("cat") == "run") {
+      EXPECT_EQ(v.at("args").at("host"), group == 1 ? "beta" : "alpha");
+      EXPECT_NEAR(v.at("args").at("cpu_s").to_number<double>(), group == 1 ? 1.3 : 0.7, 1e-9);
+      continue;
+    }
+    images[group].push_back(fmt::format("{} {}", v.at("tid").to_number<int64_t>(),
+                                        std::string(v.at("args").at("exe").as_string())));
+  }
+  std::vector<std::string> want = {"100 /bin/sh", "101 /usr/bin/ssh", "100 /usr/bin/git"};
+  EXPECT_EQ(images[1], want);
+  EXPECT_EQ(images[2], want);
+}
+
+TEST(ExportHosts, FoldedAndPprofNameTheHost) {
+  Exported folded = export_as(ExportFormat::kFolded, {data_path("two-hosts.jsonl")});
+  ASSERT_EQ(folded.status, 0);
+  EXPECT_EQ(folded.out,
+            "alpha;accounts/login;git;git+0x2001;git+0x1235 4194304\n"
+            "beta;accounts/login;git;git+0x2001;git+0x1235 6291456\n");
+  Exported pprof = export_as(ExportFormat::kPprof, {data_path("two-hosts.jsonl")});
+  ASSERT_EQ(pprof.status, 0);
+  ASSERT_TRUE(have("protoc")) << "protoc not installed (Debian package protobuf-compiler)";
+  testing::TempFile file(pprof.out);
+  Shell decoded = shell("gzip -dc < '" + file.path() + "' | protoc -I '" +
+                        std::string(ACCOUNT_PPROF_PROTO_DIR) +
+                        "' --decode=perftools.profiles.Profile profile.proto");
+  ASSERT_EQ(decoded.status, 0) << decoded.out;
+  for (const char* s : {"host", "alpha", "beta"})
+    EXPECT_NE(decoded.out.find(std::string("string_table: \"") + s + "\""), std::string::npos) << s;
+  // Two samples (one per host), each with a host label: five labels a sample.
+  size_t samples = 0, labels = 0;
+  for (size_t at = 0; (at = decoded.out.find("\nsample {", at)) != std::string::npos; ++at)
+    ++samples;
+  for (size_t at = 0; (at = decoded.out.find("  label {", at)) != std::string::npos; ++at) ++labels;
+  EXPECT_EQ(samples, 2u);
+  EXPECT_EQ(labels, 10u);
 }
 
 TEST(ExportInput, BadLinesAsReport) {
