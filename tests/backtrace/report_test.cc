@@ -119,6 +119,33 @@ TEST(BacktraceReport, ProcessesWithoutLargeAllocationsAreOnlyCounted) {
       "  2 other processes traced made no allocation over the threshold\n");
 }
 
+// Records of two machines may share pids: each process names its host then
+// (and only then: one machine's report reads as before).
+TEST(BacktraceReport, NamesTheHostWhenRecordsComeFromSeveral) {
+  std::string reason;
+  auto of_host = [&](const char* host) {
+    std::string line = std::string(R"({"pid":8,"argv":["git"],"test":"t","op":"o",)") +
+                       (host ? std::string(R"("host":")") + host + R"(",)" : std::string()) +
+                       R"("backtrace_min":1,"backtraces":[],)"
+                       R"("backtraces_other":{"groups":1,"count":1,"bytes":5,"largest":5}})";
+    auto p = parse_backtraces(line, &reason);
+    EXPECT_TRUE(p) << reason;
+    return p ? *p : ProcessBacktraces{};
+  };
+  EXPECT_EQ(of_host("ci-7").host, "ci-7");
+  EXPECT_EQ(of_host(nullptr).host, "");
+  const char* kRest =
+      "  1 allocation of at least 1 B, 0.00 MiB in 1 call stack\n"
+      "\n"
+      "    other: 1 allocation in 1 call stack not kept in the record, 0.00 MiB, largest 5 B\n";
+  EXPECT_EQ(
+      render_backtraces({of_host("ci-7"), of_host("ci-7")}, {}),
+      std::string("Test t, operation o\n\n  pid 8: git\n") + kRest + "\n  pid 8: git\n" + kRest);
+  EXPECT_EQ(render_backtraces({of_host("ci-7"), of_host("ci-9"), of_host(nullptr)}, {}),
+            std::string("Test t, operation o\n\n  pid 8 on ci-7: git\n") + kRest +
+                "\n  pid 8 on ci-9: git\n" + kRest + "\n  pid 8 on (no host): git\n" + kRest);
+}
+
 TEST(BacktraceReport, SaysHowToTurnBacktracesOn) {
   EXPECT_EQ(render_backtraces({}, {}),
             "No backtraces in these records: run with ACCOUNT_BACKTRACE_MIN=SIZE "
