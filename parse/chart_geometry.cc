@@ -9,11 +9,23 @@ namespace account {
 
 namespace {
 
+// 10^n by exact multiplications (exact up to 10^22) and one correctly rounded
+// division for n < 0: no pow() or log10(), whose last bit differs between libm
+// and a browser's JavaScript, so the zoom script's copy picks the same steps.
+double power_of_ten(int n) {
+  double p = 1;
+  for (int i = 0; i < (n < 0 ? -n : n); ++i) p *= 10;
+  return n < 0 ? 1 / p : p;
+}
+
 double nice_step(double span, size_t count) {
   if (!(span > 0) || count < 1) return 1;
   double raw = span / double(count);
-  double power = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double m : {1.0, 2.0, 5.0, 10.0})
+  int n = 0;  // the power of ten at or below raw
+  while (power_of_ten(n) > raw) --n;
+  while (power_of_ten(n + 1) <= raw) ++n;
+  double power = power_of_ten(n);
+  for (double m : kTickMultipliers)
     if (m * power >= raw) return m * power;
   return 10 * power;
 }
@@ -21,7 +33,7 @@ double nice_step(double span, size_t count) {
 // Decimals a label needs for ticks `step` apart.
 int decimals_for(double step) {
   if (!(step > 0) || step >= 1) return 0;
-  return std::min(6, int(std::ceil(-std::log10(step) - 1e-9)));
+  return std::min(kMaxTickDecimals, int(std::ceil(-std::log10(step) - kTickSlack)));
 }
 
 std::string with_thousands(const std::string& number) {
@@ -44,11 +56,11 @@ std::vector<double> nice_ticks(double lo, double hi, size_t count) {
   if (hi < lo) std::swap(lo, hi);
   if (hi == lo) hi = lo + 1;
   double step = nice_step(hi - lo, count);
-  double first = std::floor(lo / step + 1e-9) * step;
-  double last = std::ceil(hi / step - 1e-9) * step;
+  double first = std::floor(lo / step + kTickSlack) * step;
+  double last = std::ceil(hi / step - kTickSlack) * step;
   std::vector<double> ticks;
   for (double t = first; t <= last + step / 2; t += step)
-    ticks.push_back(std::abs(t) < step * 1e-9 ? 0 : t);
+    ticks.push_back(std::abs(t) < step * kTickSlack ? 0 : t);
   return ticks;
 }
 
@@ -59,6 +71,14 @@ std::string format_mib_tick(double bytes, double step_bytes) {
 
 std::string format_seconds_tick(double seconds, double step_seconds) {
   return fmt::format("{:.{}f} s", seconds, decimals_for(step_seconds));
+}
+
+TimeAxis time_axis(double lo, double hi) {
+  TimeAxis axis;
+  axis.ticks = nice_ticks(lo, hi, kTimeAxisTicks);
+  double step = axis.ticks.size() > 1 ? axis.ticks[1] - axis.ticks[0] : 1;
+  for (double t : axis.ticks) axis.labels.push_back(format_seconds_tick(t, step));
+  return axis;
 }
 
 std::vector<CurvePoint> reduce_for_drawing(const std::vector<CurvePoint>& curve, size_t columns) {

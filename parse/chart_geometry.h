@@ -19,6 +19,17 @@ struct LinearScale {
   }
 };
 
+/// The tick rule's constants. The page's zoom script (html_zoom.cc) re-ticks
+/// a zoomed time axis in the browser: it is generated with these values.
+/// Tick steps are these multiples of a power of ten (10: the next power).
+inline constexpr double kTickMultipliers[] = {1, 2, 5, 10};
+/// About this many ticks on a time axis (memory over time, processes).
+inline constexpr size_t kTimeAxisTicks = 8;
+/// Labels never show more decimals than this.
+inline constexpr int kMaxTickDecimals = 6;
+/// The slack of the tick rule's rounding (a tick on lo or hi up to float noise).
+inline constexpr double kTickSlack = 1e-9;
+
 /// At most about `count` ticks covering [lo, hi], spaced 1, 2 or 5 times a
 /// power of ten, starting at the first multiple of the step at or below lo
 /// and ending at the first at or above hi (so the axis can be extended to them).
@@ -28,6 +39,14 @@ std::vector<double> nice_ticks(double lo, double hi, size_t count);
 /// trailing zeros beyond what the step needs.
 std::string format_mib_tick(double bytes, double step_bytes);
 std::string format_seconds_tick(double seconds, double step_seconds);
+
+/// A time axis over [lo, hi] seconds: nice_ticks with kTimeAxisTicks, and
+/// each tick's label (format_seconds_tick with the ticks' step).
+struct TimeAxis {
+  std::vector<double> ticks;
+  std::vector<std::string> labels;
+};
+TimeAxis time_axis(double lo, double hi);
 
 /// One point of a curve.
 struct CurvePoint {

@@ -35,6 +35,25 @@ TEST(ChartGeometry, LabelsInMiBAndSeconds) {
   EXPECT_EQ(format_seconds_tick(3, 1), "3 s");
 }
 
+// The steps below one are 1/10^n, the double nearest the decimal: the page's
+// zoom script computes them the same way (no pow(), whose last bit differs).
+TEST(ChartGeometry, SmallStepsAreTheDoublesOfTheirDecimals) {
+  EXPECT_EQ(nice_ticks(0, 8e-4, 8)[1], 1e-4);
+  EXPECT_EQ(nice_ticks(0, 1.6e-5, 8)[1], 2e-6);
+  EXPECT_EQ(nice_ticks(0, 0.04, 8)[1], 0.005);
+  EXPECT_EQ(nice_ticks(0, 1e7, 8)[1], 2e6);
+}
+
+TEST(ChartGeometry, TimeAxisLabelsEachTickWithTheStepsDecimals) {
+  TimeAxis axis = time_axis(0.13, 0.87);
+  EXPECT_EQ(axis.labels, (std::vector<std::string>{"0.1 s", "0.2 s", "0.3 s", "0.4 s", "0.5 s",
+                                                   "0.6 s", "0.7 s", "0.8 s", "0.9 s"}));
+  EXPECT_EQ(axis.ticks.size(), axis.labels.size());
+  EXPECT_EQ(time_axis(0, 47).labels,
+            (std::vector<std::string>{"0 s", "10 s", "20 s", "30 s", "40 s", "50 s"}));
+  EXPECT_EQ(time_axis(1.2, 1.2003).labels.front(), "1.20000 s");
+}
+
 TEST(ChartGeometry, ReductionKeepsEveryColumnsPeakAndTheEnds) {
   std::vector<CurvePoint> curve;
   for (int i = 0; i < 100000; ++i) curve.push_back({double(i), double((i * 7919) % 1000)});
