@@ -14,6 +14,9 @@ namespace account {
 
 namespace {
 
+// The charts with one axis for all builds span the wide page.
+constexpr int kSharedWidth = 1280;
+
 // The figures drawn as bars, by the table's column keys.
 constexpr const char* kFigureKeys[] = {"cpu_s", "size_mib", "resident_mib", "copied_mib",
                                        "malloc_mib"};
@@ -104,7 +107,38 @@ std::string memory_section(const CompareHtmlInput& in, const OperationRows& o) {
         "--timeline</code> (perf-tests: <code>perf-test.sh --timeline</code>).");
   return "<p class=\"meta\">The whole tree's resident memory of each build's run with the "
          "median wall time, from its first process's start.</p>\n" +
-         inline_svg(memory_chart_svg(both));
+         inline_svg(memory_chart_svg(both, kSharedWidth));
+}
+
+// Every build's process rows under its name, on one time axis.
+std::string timeline_section(const CompareHtmlInput& in, const OperationRows& o) {
+  std::vector<TimelineRow> rows;
+  double span = 0;
+  bool any = false;
+  for (size_t b = 0; b < in.inputs.size(); ++b) {
+    TimelineRow heading;
+    heading.heading = true;
+    heading.label = in.names[b];
+    const Operation* op = find_op(in.inputs[b], o.test, o.op);
+    std::optional<size_t> run = op ? drawn_run(*op) : std::nullopt;
+    double build_span = 0;
+    std::vector<TimelineRow> build_rows;
+    if (run) build_rows = timeline_of_run(op->runs[*run], &build_span);
+    if (!op)
+      heading.label += ": not in this build's records";
+    else if (build_rows.empty())
+      heading.label += ": no process records";
+    rows.push_back(std::move(heading));
+    rows.insert(rows.end(), build_rows.begin(), build_rows.end());
+    span = std::max(span, build_span);
+    any = any || !build_rows.empty();
+  }
+  if (!any) return note("No build has process records for this operation.");
+  return "<p class=\"meta\">Each build's processes under its name on one time axis, each from "
+         "the start of its run with the median wall time: one row per process from its start to "
+         "its end, an exec chain's images in sequence on one row, coloured by how each ended. "
+         "Hover a bar for its command line and figures.</p>\n" +
+         inline_svg(process_timeline_svg(rows, span, kSharedWidth));
 }
 
 std::string side_by_side(const CompareHtmlInput& in, const OperationRows& o, ChartKind kind) {
@@ -153,7 +187,7 @@ std::string compare_html(const CompareHtmlInput& in) {
         "against the first in brackets.</p>\n" +
         inline_svg(compare_bars_svg(figures_of(in.table, o.rows)));
     out += "<h3>Memory over time</h3>\n" + memory_section(in, o);
-    out += "<h3>Processes</h3>\n" + side_by_side(in, o, ChartKind::kProcesses);
+    out += "<h3>Processes</h3>\n" + timeline_section(in, o);
     out += "<h3>Where the large allocations come from</h3>\n" +
            side_by_side(in, o, ChartKind::kAllocations);
     out += "</section>\n";

@@ -1,7 +1,7 @@
 /// `account compare --format html`: one self-contained page with compare's
 /// table and, per operation, each build's figures as bars with the change in
-/// percent, the builds' memory curves on one axis, and each build's process
-/// timeline and allocations side by side. The figures are the table's cells,
+/// percent, the builds' memory curves on one axis, their process timelines on
+/// one time axis, and each build's allocations side by side. The figures are the table's cells,
 /// never computed again.
 #pragma once
 

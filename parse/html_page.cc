@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "chart_geometry.h"
+#include "html_zoom.h"
 #include "render.h"
 
 namespace account {
@@ -117,15 +118,15 @@ constexpr const char* kScript = R"js(
 }  // namespace
 
 std::string page_tail() {
-  return fmt::format("<script>{}</script>\n</body>\n</html>\n", kScript);
+  return fmt::format("<script>{}{}</script>\n</body>\n</html>\n", kScript, zoom_script());
 }
 
 std::string page_head(const std::string& title, bool wide) {
   return fmt::format(
       "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-      "<title>{}</title>\n<style>{}</style>\n</head>\n<body{}>\n<h1>{}</h1>\n",
-      html_escape(title), kStyle, wide ? " class=\"wide\"" : "", html_escape(title));
+      "<title>{}</title>\n<style>{}{}</style>\n</head>\n<body{}>\n<h1>{}</h1>\n",
+      html_escape(title), kStyle, zoom_style(), wide ? " class=\"wide\"" : "", html_escape(title));
 }
 
 }  // namespace account

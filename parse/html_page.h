@@ -1,6 +1,6 @@
 /// The pieces every HTML page of account shares (report, compare, a single
 /// table): the head with its inline style, the table, notes, inline SVG and
-/// the tail with the one inline script (tooltips). No piece refers to
+/// the tail with the one inline script (tooltips; zoom: html_zoom.h). No piece refers to
 /// anything outside the page.
 #pragma once
 

@@ -20,16 +20,24 @@ std::string num(double v) {
   return s;
 }
 
-std::string svg_open(int width, int height, const std::string& label) {
+std::string svg_open(int width, int height, const std::string& label,
+                     const std::string& more = "") {
   return fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"{0}\" height=\"{1}\" "
-      "viewBox=\"0 0 {0} {1}\" role=\"img\" aria-label=\"{2}\" {3}>\n",
-      width, height, xml_escape(label), kFont);
+      "viewBox=\"0 0 {0} {1}\" role=\"img\" aria-label=\"{2}\" {3}{4}>\n",
+      width, height, xml_escape(label), kFont, more);
 }
 
-// The last tick's label ends at the chart's right edge instead of running past it.
-const char* tick_anchor(double t, const std::vector<double>& ticks) {
-  return ticks.size() > 1 && t == ticks.back() ? "end" : "middle";
+// What the page's zoom script (html_zoom.cc) needs of a chart with a time
+// axis: the plot's left and right edge in SVG units and the seconds they show.
+std::string zoom_attribute(const LinearScale& x) {
+  return fmt::format(" data-zoom=\"{} {} {} {}\"", num(x.r0), num(x.r1), x.d0, x.d1);
+}
+
+// The last tick's label ends at the chart's right edge instead of running past
+// it (the zoom script anchors its ticks the same way).
+const char* tick_anchor(size_t i, const std::vector<double>& ticks) {
+  return ticks.size() > 1 && i + 1 == ticks.size() ? "end" : "middle";
 }
 
 std::string mib_text(double bytes) {
@@ -60,12 +68,13 @@ std::string memory_chart_svg(const MemoryChartData& data, int width, int height)
   if (y_max <= 0) y_max = 1024 * 1024;
   // Ticks round in MiB, the axis's unit, not in bytes.
   const double mib = 1024.0 * 1024.0;
-  std::vector<double> yt = nice_ticks(0, y_max / mib, 5), xt = nice_ticks(0, x_max, 8);
+  std::vector<double> yt = nice_ticks(0, y_max / mib, 5);
+  TimeAxis xt = time_axis(0, x_max);
   for (double& t : yt) t *= mib;
-  LinearScale x{0, xt.back(), left, double(width) - right};
+  LinearScale x{0, xt.ticks.back(), left, double(width) - right};
   LinearScale y{0, yt.back(), double(height) - bottom, top};
-  std::string out = svg_open(width, height, "memory over time");
-  double step_y = yt.size() > 1 ? yt[1] - yt[0] : yt[0], step_x = xt.size() > 1 ? xt[1] - xt[0] : 1;
+  std::string out = svg_open(width, height, "memory over time", zoom_attribute(x));
+  double step_y = yt.size() > 1 ? yt[1] - yt[0] : yt[0];
   for (double t : yt) {
     out += fmt::format(
         "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"#e5e5e5\"/>"
@@ -73,10 +82,12 @@ std::string memory_chart_svg(const MemoryChartData& data, int width, int height)
         num(left), num(width - right), num(y(t)), num(left - 6), num(y(t) + 4),
         format_mib_tick(t, step_y));
   }
-  for (double t : xt)
+  out += "<g class=\"x-axis\">\n";
+  for (size_t i = 0; i < xt.ticks.size(); ++i)
     out += fmt::format("<text x=\"{0}\" y=\"{1}\" text-anchor=\"{2}\" fill=\"#555\">{3}</text>\n",
-                       num(x(t)), num(height - bottom + 16), tick_anchor(t, xt),
-                       format_seconds_tick(t, step_x));
+                       num(x(xt.ticks[i])), num(height - bottom + 16), tick_anchor(i, xt.ticks),
+                       xt.labels[i]);
+  out += "</g>\n";
   out += fmt::format(
       "<text x=\"12\" y=\"{0}\" transform=\"rotate(-90 12 {0})\" text-anchor=\"middle\" "
       "fill=\"#333\">MiB</text>\n",
@@ -84,6 +95,7 @@ std::string memory_chart_svg(const MemoryChartData& data, int width, int height)
   out += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"#999\"/>\n",
                      num(left), num(width - right), num(height - bottom));
   size_t columns = size_t(std::max(1.0, double(width) - left - right));
+  out += "<g class=\"zoom-curves\">\n";
   for (size_t i = 0; i < data.series.size(); ++i) {
     const MemorySeries& s = data.series[i];
     std::vector<CurvePoint> pts = reduce_for_drawing(s.points, columns);
@@ -98,6 +110,7 @@ std::string memory_chart_svg(const MemoryChartData& data, int width, int height)
         "stroke-linejoin=\"round\"><title>{}: peak {}</title></path>\n",
         path, kPalette[i % 10], s.emphasis ? 2.2 : 1.3, xml_escape(s.name), mib_text(peak));
   }
+  out += "</g>\n";
   if (mark_kernel) {
     out += fmt::format(
         "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"#e15759\" "
@@ -128,37 +141,48 @@ std::string process_timeline_svg(const std::vector<TimelineRow>& rows, double sp
   const double left = 170, right = 16, top = 8, row_h = 18, axis_h = 22, legend_h = 22;
   int height = int(top + row_h * double(rows.size()) + axis_h + legend_h);
   if (span_s <= 0) span_s = 1e-3;
-  std::vector<double> xt = nice_ticks(0, span_s, 8);
-  LinearScale x{0, xt.back(), left, double(width) - right};
-  double step_x = xt.size() > 1 ? xt[1] - xt[0] : 1;
-  std::string out = svg_open(width, height, "process timeline");
+  TimeAxis xt = time_axis(0, span_s);
+  LinearScale x{0, xt.ticks.back(), left, double(width) - right};
+  std::string out = svg_open(width, height, "process timeline", zoom_attribute(x));
   double axis_y = top + row_h * double(rows.size());
-  for (double t : xt)
+  out += "<g class=\"x-axis\">\n";
+  for (size_t i = 0; i < xt.ticks.size(); ++i)
     out += fmt::format(
-        "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#eee\"/>"
-        "<text x=\"{0}\" y=\"{3}\" text-anchor=\"{4}\" fill=\"#555\">{5}</text>\n",
-        num(x(t)), num(top), num(axis_y), num(axis_y + 14), tick_anchor(t, xt),
-        format_seconds_tick(t, step_x));
+        "<g><line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#eee\"/>"
+        "<text x=\"{0}\" y=\"{3}\" text-anchor=\"{4}\" fill=\"#555\">{5}</text></g>\n",
+        num(x(xt.ticks[i])), num(top), num(axis_y), num(axis_y + 14), tick_anchor(i, xt.ticks),
+        xt.labels[i]);
+  out += "</g>\n";
+  // The bars in one group after the row labels: the zoom script moves them.
+  std::string bars = "<g class=\"zoom-bars\">\n";
   for (size_t r = 0; r < rows.size(); ++r) {
     double ry = top + row_h * double(r);
+    if (rows[r].heading) {
+      out += fmt::format(
+          "<line x1=\"0\" x2=\"{0}\" y1=\"{1}\" y2=\"{1}\" stroke=\"#999\"/>"
+          "<text x=\"0\" y=\"{2}\" fill=\"#222\" font-weight=\"600\">{3}</text>\n",
+          num(width - right), num(ry + 1), num(ry + 13), xml_escape(rows[r].label));
+      continue;
+    }
     std::string label = rows[r].label;
     if (label.size() > 26) label = label.substr(0, 25) + "…";
     out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"#333\">{}</text>\n",
                        num(left - 6), num(ry + 12.5), xml_escape(label));
     for (const TimelineBar& b : rows[r].bars) {
       double x0 = x(b.start_s), x1 = std::max(x(b.end_s), x0 + 1.5);  // a 1 ms process is seen
-      out += fmt::format(
+      bars += fmt::format(
           "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" rx=\"2\">"
           "<title>{}</title></rect>\n",
           num(x0), num(ry + 2), num(x1 - x0), num(row_h - 4), end_colour(b.end),
           xml_escape(b.tooltip));
       // The label inside the bar when about 6.5 px a character fit.
       if (!b.label.empty() && (x1 - x0) > 6.5 * double(b.label.size()) + 8)
-        out +=
+        bars +=
             fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#fff\" pointer-events=\"none\">{}</text>\n",
                         num(x0 + 4), num(ry + 12.5), xml_escape(b.label));
     }
   }
+  out += bars + "</g>\n";
   // The legend: the endings these bars have, in a fixed order.
   double lx = left;
   for (const char* end : {"exit", "exec", "killed", "signal", "running"}) {

@@ -41,13 +41,16 @@ struct TimelineBar {
   std::string end;      ///< exit, exec, killed, signal, running
 };
 
-/// One row: a process (an exec chain's images in sequence), or a group of
-/// processes beyond the row limit.
+/// One row: a process (an exec chain's images in sequence), a group of
+/// processes beyond the row limit, or a heading (compare: a build's name
+/// above its rows, on the axis all builds share).
 struct TimelineRow {
   std::string label;
   std::vector<TimelineBar> bars;
+  bool heading = false;
 };
 
+/// The rows on one time axis from 0 to span_s (seconds).
 std::string process_timeline_svg(const std::vector<TimelineRow>& rows, double span_s,
                                  int width = 880);
 

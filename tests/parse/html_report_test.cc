@@ -206,9 +206,14 @@ TEST(CompareHtml, TheTableAndTheBarsAreCompareOwnFigures) {
   EXPECT_NE(page.out.find("<title>c: 2.50  (-50.0%)</title>"), std::string::npos);
   // No timelines in these records: the memory section says so, once per operation.
   EXPECT_EQ(count(page.out, "No build has a timeline for this operation"), 4u);
-  // A build without the operation says so where its two charts would be:
-  // alpha/commit is only in a, beta/checkout not in c, gamma/new only in b.
-  EXPECT_EQ(count(page.out, "Not in this build's records."), 2u * (2 + 1 + 2));
+  // A build without the operation says so where its allocations would be and
+  // in its heading on the shared process timeline: alpha/commit is only in a,
+  // beta/checkout not in c, gamma/new only in b.
+  EXPECT_EQ(count(page.out, "Not in this build's records."), 2u + 1 + 2);
+  EXPECT_EQ(count(page.out, "not in this build&#39;s records</text>"), 2u + 1 + 2);
+  // One process timeline per operation, every build's rows on its one axis.
+  EXPECT_EQ(count(page.out, "aria-label=\"process timeline\""), 4u);
+  EXPECT_EQ(count(page.out, "font-weight=\"600\">a</text>"), 3u);
 }
 
 }  // namespace
