@@ -8,13 +8,19 @@
 # script, the page no wider than a 1366-px laptop screen, the expected charts,
 # and the table cells in the DOM equal to `account report`'s text. The report,
 # the DOM and a PNG screenshot stay in OUTDIR as the test's artifacts.
+# Then html_browser_zoom.py drives the zoom with real mouse events (the axis
+# re-ticked as the tool ticks it, zoomed out again) and opens the compare page
+# of two clones recorded the same way (run1, run2), whose memory curves and
+# process timelines share one time axis each.
 #
-# usage: html_browser_test.sh ACCOUNT OUTDIR
+# usage: html_browser_test.sh ACCOUNT OUTDIR TIME_AXIS_LABELS
 # Prints "ok" at the end; any failure is one line starting with "FAIL:".
 set -euo pipefail
 
 ACCOUNT=$1
 OUT=$2
+LABELS=$3
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 fail() {
   echo "FAIL: $*"
   exit 1
@@ -76,8 +82,16 @@ done
 [ -n "$port" ] || fail "git daemon did not listen: $(cat "$W/daemon.err")"
 "$ACCOUNT" run -q --timeline --backtrace-min 256K --test story --op clone -o "$R" -- \
   git clone -q "git://127.0.0.1:$port/src" "$W/dst" || fail "git clone failed"
-"$ACCOUNT" run -q --timeline --backtrace-min 256K --test story --op status -o "$R" -- \
+# git status can end within one 5-ms interval: sampled every millisecond, its
+# memory chart has the two samples a curve needs.
+"$ACCOUNT" run -q --timeline --interval 1 --backtrace-min 256K --test story --op status -o "$R" -- \
   git -C "$W/dst" status --short || fail "git status failed"
+# The same clone and status again: the second build of the compare page.
+B=$OUT/run2.jsonl
+"$ACCOUNT" run -q --timeline --backtrace-min 256K --test story --op clone -o "$B" -- \
+  git clone -q "git://127.0.0.1:$port/src" "$W/dst2" || fail "the second git clone failed"
+"$ACCOUNT" run -q --timeline --interval 1 --backtrace-min 256K --test story --op status -o "$B" -- \
+  git -C "$W/dst2" status --short || fail "the second git status failed"
 # SIGTERM to the git wrapper that runs git-daemon (it passes it on), then wait
 # for account run's tree record.
 dpid=$(cat "$W/daemon.pid")
@@ -87,6 +101,8 @@ ppid=$(awk '{ print $4 }' "/proc/$dpid/stat")
 kill -TERM "$target"
 wait "$DAEMON_RUN" || true
 DAEMON_RUN=
+# The clones and statuses alone are the first build of the compare page.
+cp "$R" "$OUT/run1.jsonl"
 # The serve's records first: the rows in the story's order.
 cat "$W/daemon.jsonl" "$R" >"$W/all.jsonl"
 mv "$W/all.jsonl" "$R"
@@ -150,4 +166,10 @@ diff "$W/text-rows" "$W/dom-rows" >"$W/diff" ||
   fail "$OUT/report.png is not a PNG"
 png_width=$((16#$(head -c 20 "$OUT/report.png" | tail -c 4 | od -An -tx1 | tr -d ' \n')))
 [ "$png_width" = 1366 ] || fail "the screenshot is $png_width px wide, not 1366"
-echo "ok: $(wc -c <"$OUT/report.html") bytes, $tips tooltips, $width px wide; artifacts in $OUT"
+
+# Zoom with the mouse, and the compare page.
+"$ACCOUNT" compare --format html --names run1,run2 -o "$OUT/compare.html" "$OUT/run1.jsonl" "$B" ||
+  fail "account compare --format html: exit $?"
+python3 "$HERE/html_browser_zoom.py" "$LABELS" "$OUT" "$OUT/report.html" "$OUT/compare.html" \
+  run1 run2 >"$W/zoom" || fail "$(sed -n "s/^FAIL: //p" "$W/zoom")"
+echo "ok: $(wc -c <"$OUT/report.html") bytes, $tips tooltips, $width px wide; $(cat "$W/zoom"); artifacts in $OUT"

@@ -1,0 +1,316 @@
+#!/usr/bin/env python3
+"""The zoom of the HTML pages in headless Chromium, driven with real mouse
+events over the DevTools protocol (--remote-debugging-pipe; python3's standard
+library only).
+
+On the report: a drag across a memory chart and a process timeline zooms each
+into the dragged time range (the axis shows other ticks, those the tool itself
+gives for that range), a double-click and the Reset button zoom out again. The
+zoom script's tick labels equal the tool's (time_axis_labels) over many ranges.
+On the compare page: the builds' memory curves in one chart with a legend
+naming each build, their process timelines in one chart, and a drag zooms it.
+Neither page logs a console message or throws. A PNG of a zoomed chart is
+written to OUTDIR.
+
+usage: html_browser_zoom.py TIME_AXIS_LABELS OUTDIR REPORT.html COMPARE.html BUILD...
+Prints "zoom ok: ..." at the end; a failure is one line starting with "FAIL:".
+"""
+import base64
+import fcntl
+import json
+import os
+import random
+import select
+import shutil
+import subprocess
+import sys
+import time
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+class Browser:
+    """Headless Chromium with the DevTools protocol on its fds 3 (in) and 4 (out)."""
+
+    def __init__(self, profile, log):
+        to_child_r, self.to_child = os.pipe()
+        self.from_child, from_child_w = os.pipe()
+        # Out of the way of 3 and 4, so the child's dup2 cannot clobber them.
+        high_r = fcntl.fcntl(to_child_r, fcntl.F_DUPFD_CLOEXEC, 10)
+        high_w = fcntl.fcntl(from_child_w, fcntl.F_DUPFD_CLOEXEC, 10)
+        os.close(to_child_r)
+        os.close(from_child_w)
+        net = ["unshare", "-n"] if subprocess.run(
+            ["unshare", "-n", "true"], stderr=subprocess.DEVNULL).returncode == 0 else []
+        self.proc = subprocess.Popen(
+            net + ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                   "--user-data-dir=" + profile, "--remote-debugging-pipe",
+                   "--window-size=1366,900", "about:blank"],
+            stdin=subprocess.DEVNULL, stdout=log, stderr=log, close_fds=False,
+            preexec_fn=lambda: (os.dup2(high_r, 3), os.dup2(high_w, 4)))
+        os.close(high_r)
+        os.close(high_w)
+        self.buffer = b""
+        self.next_id = 0
+        self.events = []
+        self.session = None
+
+    def close(self):
+        try:
+            self.call("Browser.close", session=False, timeout=5)
+        except Failure:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+    def _read_message(self, deadline):
+        while b"\0" not in self.buffer:
+            left = deadline - time.monotonic()
+            check(left > 0, "chromium did not answer within the time allowed")
+            ready, _, _ = select.select([self.from_child], [], [], left)
+            if ready:
+                chunk = os.read(self.from_child, 1 << 20)
+                check(chunk, "chromium closed its DevTools pipe (exit %s)" % self.proc.poll())
+                self.buffer += chunk
+        message, self.buffer = self.buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def call(self, method, params=None, session=True, timeout=30):
+        self.next_id += 1
+        message = {"id": self.next_id, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = self.session
+        os.write(self.to_child, json.dumps(message).encode() + b"\0")
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self._read_message(deadline)
+            if reply.get("id") == self.next_id:
+                check("error" not in reply, "%s: %s" % (method, reply.get("error")))
+                return reply["result"]
+            self.events.append(reply)
+
+    def wait_event(self, method, timeout=30):
+        deadline = time.monotonic() + timeout
+        for i, e in enumerate(self.events):
+            if e.get("method") == method:
+                return self.events.pop(i)
+        while True:
+            e = self._read_message(deadline)
+            if e.get("method") == method:
+                return e
+            self.events.append(e)
+
+    def open_page(self):
+        target = self.call("Target.createTarget", {"url": "about:blank"}, session=False)
+        self.session = self.call("Target.attachToTarget",
+                                 {"targetId": target["targetId"], "flatten": True},
+                                 session=False)["sessionId"]
+        for domain in ("Page", "Runtime", "Log"):
+            self.call(domain + ".enable")
+        self.call("Emulation.setDeviceMetricsOverride",
+                  {"width": 1366, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+
+    def load(self, path):
+        self.events = [e for e in self.events if e.get("method") != "Page.loadEventFired"]
+        self.call("Page.navigate", {"url": "file://" + os.path.abspath(path)})
+        self.wait_event("Page.loadEventFired", timeout=60)
+
+    def js(self, expression):
+        result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        check("exceptionDetails" not in result,
+              "script error in %r: %s" % (expression[:60], result.get("exceptionDetails")))
+        return result["result"].get("value")
+
+    def mouse(self, kind, x, y, buttons=0, clicks=0):
+        params = {"type": kind, "x": x, "y": y, "buttons": buttons}
+        if kind != "mouseMoved":
+            params.update(button="left", clickCount=clicks)
+        self.call("Input.dispatchMouseEvent", params)
+
+    def drag(self, x0, x1, y):
+        self.mouse("mouseMoved", x0, y)
+        self.mouse("mousePressed", x0, y, buttons=1, clicks=1)
+        for k in range(1, 6):
+            self.mouse("mouseMoved", x0 + (x1 - x0) * k / 5, y, buttons=1)
+        self.mouse("mouseReleased", x1, y, clicks=1)
+
+    def double_click(self, x, y):
+        self.mouse("mouseMoved", x, y)
+        for clicks in (1, 2):
+            self.mouse("mousePressed", x, y, buttons=1, clicks=clicks)
+            self.mouse("mouseReleased", x, y, clicks=clicks)
+
+    def console_messages(self):
+        """Console calls, exceptions and log entries so far (the page should make none)."""
+        self.call("Runtime.evaluate", {"expression": "0"})  # flush pending events
+        out = []
+        for e in self.events:
+            m, p = e.get("method"), e.get("params", {})
+            if m == "Runtime.consoleAPICalled":
+                out.append("console.%s: %s" % (p.get("type"), [a.get("value") for a in p.get("args", [])]))
+            elif m == "Runtime.exceptionThrown":
+                out.append("exception: %s" % p.get("exceptionDetails", {}).get("text"))
+            elif m == "Log.entryAdded":
+                out.append("log %s: %s" % (p["entry"].get("level"), p["entry"].get("text")))
+        return out
+
+
+# The n-th chart with this aria-label, as JavaScript.
+def chart(label, n=0):
+    return "document.querySelectorAll('svg[data-zoom][aria-label=\"%s\"]')[%d]" % (label, n)
+
+
+def axis_state(b, svg):
+    return b.js("""(function () {
+      var svg = %s;
+      return { labels: Array.from(svg.querySelectorAll('g.x-axis text')).map(function (t) { return t.textContent; }),
+               view: svg.getAttribute('data-view'), selected: svg.getAttribute('data-selected'),
+               zoom: svg.getAttribute('data-zoom'),
+               curves: svg.querySelector('g.zoom-curves') ? svg.querySelector('g.zoom-curves').getAttribute('transform') : null,
+               bar: svg.querySelector('g.zoom-bars rect') ? Number(svg.querySelector('g.zoom-bars rect').getAttribute('width')) : null };
+    })()""" % svg)
+
+
+def plot_on_screen(b, svg):
+    """Scrolls the chart into view; returns its plot's left and right edge and a y
+    inside it, in CSS pixels of the viewport."""
+    return b.js("""(function () {
+      var svg = %s;
+      svg.scrollIntoView({ block: 'center' });
+      var r = svg.getBoundingClientRect(), z = svg.getAttribute('data-zoom').split(' ').map(Number);
+      var k = r.width / svg.viewBox.baseVal.width;
+      return { left: r.left + z[0] * k, right: r.left + z[1] * k, y: r.top + r.height * 0.3 };
+    })()""" % svg)
+
+
+def tool_labels(labels_tool, ranges):
+    text = "".join("%r %r\n" % (lo, hi) for lo, hi in ranges)
+    out = subprocess.run([labels_tool], input=text, capture_output=True, text=True, check=True)
+    return out.stdout.splitlines()
+
+
+def zoom_and_reset(b, labels_tool, svg, name, reset_by):
+    """Drags from 20 % to 55 % of the plot; checks the axis, then zooms out."""
+    before = axis_state(b, svg)
+    check(before["view"] is None, "%s: zoomed before any drag" % name)
+    p = plot_on_screen(b, svg)
+    width = p["right"] - p["left"]
+    b.drag(p["left"] + 0.2 * width, p["left"] + 0.55 * width, p["y"])
+    after = axis_state(b, svg)
+    check(after["view"] is not None, "%s: a drag did not zoom (axis %s)" % (name, after["labels"]))
+    check(after["labels"] != before["labels"],
+          "%s: the axis did not change: %s" % (name, after["labels"]))
+    lo, hi = (float(v) for v in after["selected"].split())
+    z = [float(v) for v in after["zoom"].split()]
+    full = z[3] - z[2]
+    # The drag covered 20 %..55 % of the drawn seconds (a pixel's worth of slack).
+    check(abs(lo - (z[2] + 0.2 * full)) <= full / 400 and abs(hi - (z[2] + 0.55 * full)) <= full / 400,
+          "%s: dragged over %.4f..%.4f s, zoomed into %.4f..%.4f s" %
+          (name, z[2] + 0.2 * full, z[2] + 0.55 * full, lo, hi))
+    expected = tool_labels(labels_tool, [(lo, hi)])[0].split("|")
+    check(after["labels"] == expected,
+          "%s: zoomed axis %s, the tool's axis for %r..%r is %s" % (name, after["labels"], lo, hi, expected))
+    if after["curves"] is None and after["bar"] is not None:
+        check(after["bar"] > before["bar"] * 2, "%s: the bars did not widen (%s -> %s)" %
+              (name, before["bar"], after["bar"]))
+    else:
+        check(after["curves"] and after["curves"].startswith("matrix("),
+              "%s: the curves were not transformed (%s)" % (name, after["curves"]))
+    shot = None
+    if reset_by == "double-click":
+        b.mouse("mouseMoved", 2, 2)  # no tooltip over the picture
+        shot = b.call("Page.captureScreenshot", {"format": "png", "clip": b.js(
+            "(function () { var r = %s.getBoundingClientRect(); return { x: r.left + scrollX, "
+            "y: r.top + scrollY - 4, width: r.width, height: r.height + 40, scale: 1 }; })()" % svg)})
+        b.double_click((p["left"] + p["right"]) / 2, p["y"])
+    else:
+        button = b.js("(function () { var r = %s.nextElementSibling.querySelector('button')"
+                      ".getBoundingClientRect(); return { x: r.left + r.width / 2, y: r.top + r.height / 2 }; })()" % svg)
+        b.mouse("mouseMoved", button["x"], button["y"])
+        b.mouse("mousePressed", button["x"], button["y"], buttons=1, clicks=1)
+        b.mouse("mouseReleased", button["x"], button["y"], clicks=1)
+    back = axis_state(b, svg)
+    check(back["view"] is None and back["labels"] == before["labels"] and back["curves"] is None
+          and back["bar"] == before["bar"],
+          "%s: %s did not zoom out: %s, was %s" % (name, reset_by, back, before))
+    return expected, shot
+
+
+def ticks_agree(b, labels_tool):
+    """The script's labels against the tool's over ranges of every scale."""
+    rng = random.Random(13)
+    ranges = []
+    for _ in range(3000):
+        lo = rng.random() * 10 ** rng.randint(-3, 3)
+        ranges.append((lo, lo + rng.random() * 10 ** rng.randint(-4, 4)))
+    ranges += [(0, 1), (0, 0.001), (0.1, 0.3), (0, 9.5), (0, 1e-4), (2.5, 2.5)]
+    script = b.js("JSON.stringify(%s.map(function (r) { return accountZoom.timeLabels(r[0], r[1]).labels.join('|'); }))"
+                  % json.dumps(ranges))
+    script = json.loads(script)
+    tool = tool_labels(labels_tool, ranges)
+    check(len(tool) == len(ranges), "time_axis_labels printed %d lines for %d ranges" % (len(tool), len(ranges)))
+    for r, s, t in zip(ranges, script, tool):
+        check(s == t, "ticks of %r..%r: the page's script gives %s, the tool %s" % (r[0], r[1], s, t))
+    return len(ranges)
+
+
+def main():
+    labels_tool, out, report, compare = sys.argv[1:5]
+    builds = sys.argv[5:]
+    profile = os.path.join(out, "zoom-profile")
+    shutil.rmtree(profile, ignore_errors=True)
+    started = time.monotonic()
+    with open(os.path.join(out, "zoom-chromium.log"), "w") as log:
+        b = Browser(profile, log)
+        try:
+            b.open_page()
+            b.load(report)
+            charts = b.js("Number(document.documentElement.getAttribute('data-zoom-charts'))")
+            check(charts >= 2, "the report's script set up %s zoomable charts" % charts)
+            zoomed, shot = zoom_and_reset(b, labels_tool, chart("memory over time"), "memory over time",
+                                          "double-click")
+            with open(os.path.join(out, "report-zoomed.png"), "wb") as f:
+                f.write(base64.b64decode(shot["data"]))
+            zoom_and_reset(b, labels_tool, chart("process timeline"), "process timeline", "Reset zoom")
+            ranges = ticks_agree(b, labels_tool)
+            messages = b.console_messages()
+            check(not messages, "the report logged: %s" % messages[:3])
+
+            b.load(compare)
+            sections = b.js("document.querySelectorAll('section').length")
+            timelines = b.js("document.querySelectorAll('svg[aria-label=\"process timeline\"]').length")
+            check(sections >= 1 and timelines == sections,
+                  "compare: %s process timelines for %s operations, not one each" % (timelines, sections))
+            for label in ("process timeline", "memory over time"):
+                text = b.js("%s.textContent" % chart(label))
+                for build in builds:
+                    check(build in text, "compare's first %s does not name build %s" % (label, build))
+            memory_charts = b.js("document.querySelectorAll('svg[aria-label=\"memory over time\"]').length")
+            check(memory_charts == sections, "compare: %s memory charts for %s operations" %
+                  (memory_charts, sections))
+            compare_ticks, _ = zoom_and_reset(b, labels_tool, chart("process timeline"),
+                                              "compare's process timeline", "double-click")
+            messages = b.console_messages()
+            check(not messages, "the compare page logged: %s" % messages[:3])
+        finally:
+            b.close()
+    print("zoom ok: report axis zoomed to %s, compare's to %s; %d ranges ticked alike; %.1f s" %
+          (" ".join(zoomed), " ".join(compare_ticks), ranges, time.monotonic() - started))
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Failure as e:
+        print("FAIL: %s" % e)
+        sys.exit(1)
