@@ -9,7 +9,8 @@ gives for that range), a double-click and the Reset button zoom out again. The
 zoom script's tick labels equal the tool's (time_axis_labels) over many ranges.
 On the compare page: the builds' memory curves in one chart with a legend
 naming each build, their process timelines in one chart, and a drag zooms it.
-Neither page logs a console message or throws. A PNG of a zoomed chart is
+Neither page logs a console message or throws. PNGs of a zoomed chart
+(report-zoomed.png) and of compare's shared charts (compare-charts.png) are
 written to OUTDIR.
 
 usage: html_browser_zoom.py TIME_AXIS_LABELS OUTDIR REPORT.html COMPARE.html BUILD...
@@ -220,12 +221,18 @@ def zoom_and_reset(b, labels_tool, svg, name, reset_by):
     expected = tool_labels(labels_tool, [(lo, hi)])[0].split("|")
     check(after["labels"] == expected,
           "%s: zoomed axis %s, the tool's axis for %r..%r is %s" % (name, after["labels"], lo, hi, expected))
+    view = [float(v) for v in after["view"].split()]
+    widening = full / (view[1] - view[0])
+    check(widening > 1, "%s: zoomed out to %s from %s" % (name, after["view"], z))
     if after["curves"] is None and after["bar"] is not None:
-        check(after["bar"] > before["bar"] * 2, "%s: the bars did not widen (%s -> %s)" %
-              (name, before["bar"], after["bar"]))
+        check(abs(after["bar"] - before["bar"] * widening) <= 0.01 * after["bar"],
+              "%s: a bar of %s px is %s px wide in a view %.2f times narrower" %
+              (name, before["bar"], after["bar"], widening))
     else:
-        check(after["curves"] and after["curves"].startswith("matrix("),
-              "%s: the curves were not transformed (%s)" % (name, after["curves"]))
+        stretch = after["curves"] or ""
+        check(stretch.startswith("matrix(") and
+              abs(float(stretch[7:].split()[0]) - widening) <= 1e-6 * widening,
+              "%s: the curves were not stretched %.2f times (%s)" % (name, widening, stretch))
     shot = None
     if reset_by == "double-click":
         b.mouse("mouseMoved", 2, 2)  # no tooltip over the picture
@@ -300,6 +307,17 @@ def main():
                   (memory_charts, sections))
             compare_ticks, _ = zoom_and_reset(b, labels_tool, chart("process timeline"),
                                               "compare's process timeline", "double-click")
+            # The first operation's memory curves and processes, for the docs.
+            b.mouse("mouseMoved", 2, 2)
+            area = b.js("""(function () {
+              var m = %s.getBoundingClientRect(), p = %s.getBoundingClientRect();
+              return { x: 0, y: m.top + scrollY - 40, width: 1366,
+                       height: p.bottom - m.top + 80, scale: 1 };
+            })()""" % (chart("memory over time"), chart("process timeline")))
+            shot = b.call("Page.captureScreenshot",
+                          {"format": "png", "clip": area, "captureBeyondViewport": True})
+            with open(os.path.join(out, "compare-charts.png"), "wb") as f:
+                f.write(base64.b64decode(shot["data"]))
             messages = b.console_messages()
             check(not messages, "the compare page logged: %s" % messages[:3])
         finally:
