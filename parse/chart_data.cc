@@ -123,8 +123,10 @@ std::optional<size_t> drawn_run(const Operation& op) {
 MemoryChartData memory_chart_of_run(const RunFigures& run, size_t largest) {
   MemoryChartData d;
   std::vector<const ProcessRecord*> with;
-  for (const ProcessRecord* r : records_of(run))
+  for (const ProcessRecord* r : records_of(run)) {
+    d.timeline_recorded = d.timeline_recorded || r->timeline;
     if (r->timeline && !r->timeline->t_ms.empty()) with.push_back(r);
+  }
   if (with.empty()) return d;
   for (const ProcessRecord* r : with) d.samples += r->timeline->t_ms.size();
   uint64_t origin_ns = first_start(records_of(run));

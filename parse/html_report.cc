@@ -43,14 +43,18 @@ Drawn draw(const HtmlReportInput& in, const Operation& op, ChartKind kind, int w
   switch (kind) {
     case ChartKind::kMemory: {
       MemoryChartData memory = memory_chart_of_run(*run);
-      if (memory.series.empty() || memory.samples < 2) {
+      if (memory.series.empty() && !memory.timeline_recorded) {
         d.note =
-            memory.series.empty()
-                ? "No timeline in these records: record one with <code>account run "
-                  "--timeline</code> (perf-tests: <code>perf-test.sh --timeline</code>; the shim "
-                  "alone: <code>ACCOUNT_TIMELINE=1</code>)."
-                : "Only one sample in this run's timeline: the run was shorter than the sampling "
-                  "interval (<code>account run --interval MS</code> samples more often).";
+            "No timeline in these records: record one with <code>account run "
+            "--timeline</code> (perf-tests: <code>perf-test.sh --timeline</code>; the shim "
+            "alone: <code>ACCOUNT_TIMELINE=1</code>).";
+        return d;
+      }
+      if (memory.samples < 2) {
+        d.note = fmt::format(
+            "{} in this run's timeline: the run ({:.1f} ms) was shorter than the sampling "
+            "interval (<code>account run --interval MS</code> samples more often).",
+            memory.samples == 0 ? "No sample" : "Only one sample", run->wall_s * 1000);
         return d;
       }
       d.meta = fmt::format(

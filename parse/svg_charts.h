@@ -27,6 +27,9 @@ struct MemoryChartData {
   double kernel_peak_bytes = 0;
   std::string kernel_peak_label;
   size_t samples = 0;  ///< the readings behind the curves (for the "one sample" note)
+  /// Some record carries a timeline, if without a sample (a run shorter than
+  /// the interval): the note says so instead of asking for --timeline.
+  bool timeline_recorded = false;
 };
 
 /// Width and height in CSS pixels; the SVG scales with its container.

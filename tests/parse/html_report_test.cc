@@ -151,6 +151,27 @@ TEST(HtmlReport, ARunWithOneSampleGetsANoteNotAChart) {
   EXPECT_EQ(count(o.out, "<svg class=\"chart\""), 1u);  // the process timeline
 }
 
+// A run recorded with --timeline that ended before its first sample (git
+// commit in 2 ms, perf-test --scale full) is not told to record a timeline.
+TEST(HtmlReport, ARunWithoutASampleSaysItWasTooShort) {
+  TempFile none(
+      R"({"schema":1,"pid":7,"ppid":1,"exe":"/bin/true","argv":["true"],"test":"t","op":"o",)"
+      R"("start_ns":1000000,"end_ns":3000000,"cpu_user_s":0,"cpu_sys_s":0,"malloc_bytes":0,)"
+      R"("malloc_calls":0,"free_calls":0,"copied_bytes":0,"copied_calls":0,"heap_peak_bytes":0,)"
+      R"("vm_peak_bytes":4096,"rss_peak_bytes":4096,"sampled_size_peak_bytes":0,)"
+      R"("sampled_rss_peak_bytes":0,"samples":0,"end":"exit","exit_code":0,)"
+      R"("timeline":{"t_ms":[],"size":[],"rss":[]}})"
+      "\n");
+  Outcome o = page_of(none.path());
+  EXPECT_EQ(o.status, 0);
+  EXPECT_NE(o.out.find("No sample in this run's timeline: the run (2.0 ms) was shorter than the "
+                       "sampling interval"),
+            std::string::npos)
+      << o.out;
+  EXPECT_EQ(o.out.find("No timeline in these records"), std::string::npos);
+  EXPECT_EQ(count(o.out, "<svg class=\"chart\""), 1u);  // the process timeline
+}
+
 TEST(HtmlReport, OneChartAsAStandaloneSvg) {
   ReportOptions o;
   o.files = {data_path("export/records.jsonl")};
