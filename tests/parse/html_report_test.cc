@@ -237,5 +237,23 @@ TEST(CompareHtml, TheTableAndTheBarsAreCompareOwnFigures) {
   EXPECT_EQ(count(page.out, "font-weight=\"600\">a</text>"), 3u);
 }
 
+// compare --format html of records with timelines: each build's memory curve
+// in one chart with a legend naming the builds, and one process timeline per
+// operation with every build's rows under its name.
+TEST(CompareHtml, BuildsShareOneMemoryChartAndOneTimelinePerOperation) {
+  CompareOptions o;
+  o.files = {data_path("export/records.jsonl"), data_path("export/records.jsonl")};
+  o.names = {"before", "after"};
+  o.format = Format::kHtml;
+  Outcome page = testing::compare(o);
+  // git/clone has a timeline, git/status none.
+  EXPECT_EQ(count(page.out, "aria-label=\"memory over time\""), 1u);
+  EXPECT_EQ(count(page.out, ">before: whole tree, resident</text>"), 1u) << page.out;
+  EXPECT_EQ(count(page.out, ">after: whole tree, resident</text>"), 1u);
+  EXPECT_EQ(count(page.out, "aria-label=\"process timeline\""), 2u);
+  EXPECT_EQ(count(page.out, "font-weight=\"600\">before</text>"), 2u);
+  EXPECT_EQ(count(page.out, "font-weight=\"600\">after</text>"), 2u);
+}
+
 }  // namespace
 }  // namespace account

@@ -74,6 +74,28 @@ TEST(SvgCharts, TimelineBarsArePlacedByTimeAndColouredByEnd) {
             std::string::npos);
 }
 
+// compare's shared timeline: a heading row per build, its rows under it, all
+// on the one axis of the longest run.
+TEST(SvgCharts, TimelineHeadingsAndRowsShareOneAxis) {
+  TimelineRow a{"A", {}, true}, b{"B", {}, true};
+  TimelineRow a_git{"git clone", {{0, 1.0, "git clone", "git clone (A)", "exit"}}};
+  TimelineRow b_git{"git clone", {{0, 2.0, "git clone", "git clone (B)", "exit"}}};
+  std::string svg = process_timeline_svg({a, a_git, b, b_git}, 2.0, 880);
+  // The headings: bold, at the left edge, a rule above each; no bar of their own.
+  EXPECT_NE(svg.find("<text x=\"0\" y=\"21\" fill=\"#222\" font-weight=\"600\">A</text>"),
+            std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find("<text x=\"0\" y=\"57\" fill=\"#222\" font-weight=\"600\">B</text>"),
+            std::string::npos);
+  std::regex bar("<rect x=\"170\" y=\"[0-9.]+\" width=\"([0-9.]+)\" height=\"14\"");
+  std::vector<double> widths;
+  for (auto m = std::sregex_iterator(svg.begin(), svg.end(), bar); m != std::sregex_iterator(); ++m)
+    widths.push_back(std::stod((*m)[1]));
+  // 694 px for 2 s: A's 1-s clone is half of B's 2-s one.
+  EXPECT_EQ(widths, (std::vector<double>{347, 694}));
+  EXPECT_NE(svg.find("data-zoom=\"170 864 0 2\""), std::string::npos);
+}
+
 IcicleNode small_icicle() {
   IcicleNode root{"all", 100 * 1048576, 30, {}};
   IcicleNode main{"main", 100 * 1048576, 30, {}};
