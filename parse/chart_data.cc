@@ -169,6 +169,63 @@ MemoryChartData memory_chart_of_run(const RunFigures& run, size_t largest) {
   return d;
 }
 
+namespace {
+
+// A grouped row's images that overlap, or are closer than this part of the
+// run (under a pixel), are one bar: thousands of processes give hundreds of
+// bars, not thousands drawn over each other.
+constexpr double kMergeGaps = 2000;
+
+// The bars of a grouped row: images of the same ending that overlap or
+// nearly touch merged into one, with their count and sums in the tooltip; a
+// bar of one image is bar_of's.
+template <typename BarOf>
+std::vector<TimelineBar> merged_bars(std::vector<const ProcessRecord*> images, uint64_t origin,
+                                     double gap_s, const BarOf& bar_of) {
+  std::stable_sort(images.begin(), images.end(),
+                   [](auto* a, auto* b) { return a->start_ns < b->start_ns; });
+  struct Open {
+    std::vector<const ProcessRecord*> images;
+    double end_s = 0;
+  };
+  std::map<std::string, Open> open;  // by ending: exec'd shells and their programs interleave
+  std::vector<TimelineBar> bars;
+  auto close = [&](Open& o) {
+    if (o.images.size() == 1) {
+      bars.push_back(bar_of(*o.images[0]));
+    } else if (!o.images.empty()) {
+      TimelineBar b = bar_of(*o.images[0]);
+      double cpu = 0, rss = 0;
+      for (const ProcessRecord* r : o.images) {
+        cpu += r->cpu_user_s + r->cpu_sys_s;
+        rss = std::max(rss, double(r->rss_peak_bytes));
+      }
+      b.end_s = o.end_s;
+      b.tooltip = fmt::format(
+          "{} images of {} that ended by {}, from {:.3f} s to {:.3f} s\n"
+          "cpu {:.3f} s in all, largest peak resident {:.2f} MiB",
+          o.images.size(), b.label, o.images[0]->end, b.start_s, b.end_s, cpu, rss / kMiB);
+      bars.push_back(std::move(b));
+    }
+    o.images.clear();
+  };
+  for (const ProcessRecord* r : images) {
+    double start = double(r->start_ns - std::min(r->start_ns, origin)) / 1e9;
+    double end = double(std::max(r->end_ns, r->start_ns) - origin) / 1e9;
+    Open& o = open[r->end];
+    if (!o.images.empty() && start > o.end_s + gap_s) close(o);
+    o.end_s = o.images.empty() ? end : std::max(o.end_s, end);
+    o.images.push_back(r);
+  }
+  for (auto& [end, o] : open) close(o);
+  std::stable_sort(bars.begin(), bars.end(), [](const TimelineBar& a, const TimelineBar& b) {
+    return a.start_s < b.start_s;
+  });
+  return bars;
+}
+
+}  // namespace
+
 std::vector<TimelineRow> timeline_of_run(const RunFigures& run, double* span_s, size_t max_rows) {
   std::vector<const ProcessRecord*> records = records_of(run);
   uint64_t origin = first_start(records);
@@ -214,18 +271,19 @@ std::vector<TimelineRow> timeline_of_run(const RunFigures& run, double* span_s, 
     rows.push_back(std::move(row));
   }
   // The rest, one row per program, every image of it on that row.
-  std::map<std::string, TimelineRow> grouped;
+  std::map<std::string, std::vector<const ProcessRecord*>> grouped;
   std::map<std::string, size_t> counts;
   std::vector<std::string> order;
   for (size_t i = kept; i < chains.size(); ++i) {
     std::string name = program_of(*chains[i].back());
     if (!grouped.count(name)) order.push_back(name);
     counts[name] += 1;
-    for (const ProcessRecord* r : chains[i]) grouped[name].bars.push_back(bar_of(*r));
+    for (const ProcessRecord* r : chains[i]) grouped[name].push_back(r);
   }
   for (const std::string& name : order) {
-    TimelineRow& row = grouped[name];
+    TimelineRow row;
     row.label = fmt::format("{} ×{}", name, counts[name]);
+    row.bars = merged_bars(grouped[name], origin, *span_s / kMergeGaps, bar_of);
     rows.push_back(std::move(row));
   }
   return rows;

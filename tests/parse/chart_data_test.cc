@@ -127,11 +127,43 @@ TEST(ChartData, BeyondTheRowLimitProcessesAreGroupedByProgramWithACount) {
   EXPECT_EQ(rows[0].label, "make 1");
   EXPECT_EQ(rows[1].label, "cc1 100");
   EXPECT_EQ(rows[2].label, "cc1 ×3");
-  EXPECT_EQ(rows[2].bars.size(), 3u);
+  // Three overlapping images of a grouped row are one bar with their count.
+  ASSERT_EQ(rows[2].bars.size(), 1u);
+  EXPECT_DOUBLE_EQ(rows[2].bars[0].start_s, 0.011);
+  EXPECT_DOUBLE_EQ(rows[2].bars[0].end_s, 0.023);
+  EXPECT_EQ(rows[2].bars[0].tooltip,
+            "3 images of cc1 that ended by exit, from 0.011 s to 0.023 s\n"
+            "cpu 0.000 s in all, largest peak resident 0.00 MiB");
   EXPECT_EQ(rows[3].label, "as ×3");
-  EXPECT_EQ(rows[3].bars.size(), 3u);
+  EXPECT_EQ(rows[3].bars.size(), 1u);
   // At the limit nothing is grouped.
   EXPECT_EQ(timeline_of_run(run_of(records), &span, 8).size(), 8u);
+}
+
+// A grouped row merges only images of one ending that overlap or are closer
+// than 1/2000 of the run (here 0.5 ms of 1 s): a gap of 1 ms stays a gap, a
+// killed image between exits keeps its own colour.
+TEST(ChartData, AGroupedRowMergesOnlyOverlapsOfOneEnding) {
+  std::vector<ProcessRecord> records = {process(1, "make", 0, 1000, "exit"),
+                                        process(2, "sh", 0, 1, "exit")};
+  records.push_back(process(100, "cc1", 100, 110, "exit"));
+  records.push_back(process(101, "cc1", 105, 108, "killed"));
+  records.push_back(process(102, "cc1", 108, 115, "exit"));
+  records.push_back(process(103, "cc1", 116, 120, "exit"));
+  records.back().cpu_user_s = 0.25;
+  double span = 0;
+  std::vector<TimelineRow> rows = timeline_of_run(run_of(records), &span, 2);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[2].label, "cc1 ×4");
+  ASSERT_EQ(rows[2].bars.size(), 3u);
+  EXPECT_EQ(rows[2].bars[0].end, "exit");  // 100-110 and 108-115
+  EXPECT_DOUBLE_EQ(rows[2].bars[0].end_s, 0.115);
+  EXPECT_EQ(rows[2].bars[1].end, "killed");
+  EXPECT_EQ(rows[2].bars[1].tooltip.rfind("cc1 --flag\npid 101, killed", 0), 0u);
+  EXPECT_EQ(rows[2].bars[2].end, "exit");  // 116-120, alone: its own tooltip
+  EXPECT_DOUBLE_EQ(rows[2].bars[2].start_s, 0.116);
+  EXPECT_EQ(rows[2].bars[2].tooltip.rfind("cc1 --flag\npid 103, exit 0\n0.004 s, cpu 0.250 s", 0),
+            0u);
 }
 
 TEST(ChartData, TheTreeCurveIsTheSumOfTheLatestSamplesOfTheLiveProcesses) {
