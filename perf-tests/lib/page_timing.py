@@ -11,7 +11,8 @@ import sys
 import tempfile
 import time
 
-from devtools import Browser, Failure
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from devtools import Browser, Failure  # noqa: E402
 
 
 def main():

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "perf-tests", "lib"))
 from devtools import Browser, Failure, check  # noqa: E402
