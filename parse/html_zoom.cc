@@ -99,8 +99,17 @@ function show(svg, z0, z1, ticks, labels) {
     if (bars[i].hasAttribute('data-width')) {
       bars[i].setAttribute('x', x * k + c);
       bars[i].setAttribute('width', Number(bars[i].getAttribute('data-width')) * k);
+    } else if (!ticks) {
+      bars[i].setAttribute('x', x);
+      bars[i].style.display = '';
     } else {
-      bars[i].setAttribute('x', ticks ? (x - 4) * k + c + 4 : x);  /* a label, 4 px into its bar */
+      /* A label, 4 px into its bar (the rect before it): kept in sight when
+         the bar starts left of the plot, hidden when what is left is too short. */
+      var bar = bars[i].previousElementSibling, at = Math.max((x - 4) * k + c, p.left) + 4;
+      var room = Number(bar.getAttribute('x')) + Number(bar.getAttribute('width')) - at - 4;
+      bars[i].setAttribute('x', at);
+      bars[i].style.display = '';
+      if (room < bars[i].getComputedTextLength()) bars[i].style.display = 'none';
     }
   }
   var axis = svg.accountAxis;
