@@ -43,7 +43,10 @@ def axis_state(b, svg):
                view: svg.getAttribute('data-view'), selected: svg.getAttribute('data-selected'),
                zoom: svg.getAttribute('data-zoom'),
                curves: svg.querySelector('g.zoom-curves') ? svg.querySelector('g.zoom-curves').getAttribute('transform') : null,
-               bar: svg.querySelector('g.zoom-bars rect') ? Number(svg.querySelector('g.zoom-bars rect').getAttribute('width')) : null };
+               bar: svg.querySelector('g.zoom-bars rect') ? Number(svg.querySelector('g.zoom-bars rect').getAttribute('width')) : null,
+               clippedLabels: Array.from(svg.querySelectorAll('g.zoom-bars text')).filter(function (t) {
+                 return Number(t.getAttribute('x')) < Number(svg.getAttribute('data-zoom').split(' ')[0]) &&
+                        t.style.display !== 'none'; }).length };
     })()""" % svg)
 
 
@@ -89,6 +92,8 @@ def zoom_and_reset(b, labels_tool, svg, name, reset_by):
     view = [float(v) for v in after["view"].split()]
     widening = full / (view[1] - view[0])
     check(widening > 1, "%s: zoomed out to %s from %s" % (name, after["view"], z))
+    check(after["clippedLabels"] == 0,
+          "%s: %d bar labels left of the plot, clipped" % (name, after["clippedLabels"]))
     if after["curves"] is None and after["bar"] is not None:
         check(abs(after["bar"] - before["bar"] * widening) <= 0.01 * after["bar"],
               "%s: a bar of %s px is %s px wide in a view %.2f times narrower" %
