@@ -56,22 +56,12 @@ bool export_format_is_binary(ExportFormat format) {
   return format == ExportFormat::kPprof;
 }
 
-int run_export(const ExportOptions& options, std::string* out, const MessageSink& err) {
-  std::vector<std::string> files = options.files;
-  if (files.empty()) files.push_back("-");
-  // Open every input before reading any, so a wrong path fails at once (as report).
-  std::vector<std::unique_ptr<LineReader>> readers;
-  bool opened = true;
-  for (const std::string& f : files) {
-    std::string error;
-    readers.push_back(LineReader::open(f, &error));
-    if (!readers.back()) {
-      err("account: " + error);
-      opened = false;
-    }
-  }
-  if (!opened) return 1;
+namespace {
 
+// Reads every input and writes the export: the one path of every caller.
+int export_readers(const ExportOptions& options,
+                   const std::vector<std::unique_ptr<LineReader>>& readers, std::string* out,
+                   const MessageSink& err) {
   std::unique_ptr<Exporter> exporter = make_exporter(options.format);
   ExportInput input;
   Aggregator aggregator(/*keep_processes=*/true);
@@ -130,6 +120,33 @@ int run_export(const ExportOptions& options, std::string* out, const MessageSink
     input.symbols = symbolize(input.backtraces, *options.symbolizer);
   *out = exporter->write(input);
   return status;
+}
+
+}  // namespace
+
+int run_export(const ExportOptions& options, std::string* out, const MessageSink& err) {
+  std::vector<std::string> files = options.files;
+  if (files.empty()) files.push_back("-");
+  // Open every input before reading any, so a wrong path fails at once (as report).
+  std::vector<std::unique_ptr<LineReader>> readers;
+  bool opened = true;
+  for (const std::string& f : files) {
+    std::string error;
+    readers.push_back(LineReader::open(f, &error));
+    if (!readers.back()) {
+      err("account: " + error);
+      opened = false;
+    }
+  }
+  if (!opened) return 1;
+  return export_readers(options, readers, out, err);
+}
+
+int run_export_text(const ExportOptions& options, std::string records, const std::string& name,
+                    std::string* out, const MessageSink& err) {
+  std::vector<std::unique_ptr<LineReader>> readers;
+  readers.push_back(LineReader::from_text(std::move(records), name));
+  return export_readers(options, readers, out, err);
 }
 
 }  // namespace account

@@ -35,4 +35,10 @@ struct ExportOptions {
 /// some lines skipped, 1 nothing readable or a file that cannot be read.
 int run_export(const ExportOptions& options, std::string* out, const MessageSink& err);
 
+/// As run_export, from records given as text (options.files unused); `name`
+/// stands for the text in messages. account watch --textfile and --push
+/// publish its records so far this way.
+int run_export_text(const ExportOptions& options, std::string records, const std::string& name,
+                    std::string* out, const MessageSink& err);
+
 }  // namespace account

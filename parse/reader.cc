@@ -21,8 +21,20 @@ std::unique_ptr<LineReader> LineReader::open(const std::string& path, std::strin
   return std::unique_ptr<LineReader>(new LineReader(f, true, path));
 }
 
+std::unique_ptr<LineReader> LineReader::from_text(std::string text, std::string name) {
+  return std::unique_ptr<LineReader>(new LineReader(std::move(text), std::move(name)));
+}
+
 LineReader::LineReader(std::FILE* f, bool owned, std::string name)
     : file_(f), owned_(owned), name_(std::move(name)), buffer_(kChunk) {}
+
+LineReader::LineReader(std::string text, std::string name)
+    : file_(nullptr),
+      owned_(false),
+      name_(std::move(name)),
+      buffer_(text.begin(), text.end()),
+      end_(buffer_.size()),
+      eof_(true) {}
 
 LineReader::~LineReader() {
   if (owned_) std::fclose(file_);

@@ -20,6 +20,9 @@ class LineReader {
  public:
   /// Opens `path`; on failure returns nullptr and puts the system's reason in *error.
   static std::unique_ptr<LineReader> open(const std::string& path, std::string* error);
+  /// Reads `text` as a file holding it would be read; `name` stands for it in
+  /// messages (account watch's records so far, for its metrics).
+  static std::unique_ptr<LineReader> from_text(std::string text, std::string name);
   ~LineReader();
 
   /// The next line without its newline; false at the end of the input.
@@ -34,9 +37,10 @@ class LineReader {
 
  private:
   LineReader(std::FILE* f, bool owned, std::string name);
+  LineReader(std::string text, std::string name);
   bool fill();
 
-  std::FILE* file_;
+  std::FILE* file_;  ///< nullptr: the whole input is already in buffer_
   bool owned_;
   std::string name_;
   std::string error_;

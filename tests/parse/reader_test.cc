@@ -96,5 +96,40 @@ TEST(Reader, StrictStopsAtTheFirstBadLine) {
   EXPECT_EQ(bad[0], testing::data_path("bad.jsonl") + ":2: not JSON (syntax error)");
 }
 
+std::vector<std::pair<std::string, bool>> lines_of_text(const std::string& content) {
+  auto reader = LineReader::from_text(content, "<records so far>");
+  std::vector<std::pair<std::string, bool>> out;
+  std::string_view line;
+  bool complete = false;
+  while (reader->next(&line, &complete)) out.emplace_back(std::string(line), complete);
+  EXPECT_EQ(reader->error(), "");
+  return out;
+}
+
+// account watch's metrics read its records from memory: the same lines, the
+// same last line without newline, the same numbering as from a file.
+TEST(Reader, TextReadsAsAFileOfTheSameText) {
+  std::string big(3 << 20, 'x');
+  for (const std::string& content :
+       {std::string(""), std::string("a\n\nbc\nlast"), std::string("one\n"),
+        big + "\n" + std::string(1000, 'y') + "\n" + big}) {
+    auto from_text = lines_of_text(content);
+    EXPECT_EQ(from_text, lines_of(content)) << content.size() << " bytes";
+  }
+  EXPECT_EQ(lines_of_text("a\n\nbc\nlast").size(), 4u);
+}
+
+TEST(Reader, TextBadLinesAreNamedByTheGivenName) {
+  auto reader = LineReader::from_text("{\"schema\":1}\nnot json\n", "<watch 42>");
+  std::vector<std::string> bad;
+  ReadSummary s;
+  read_records(
+      *reader, false, [&](Record&&) {}, [&](const BadLine& b) { bad.push_back(b.message()); }, &s);
+  EXPECT_EQ(s.bad_lines, 2u);
+  ASSERT_EQ(bad.size(), 2u);
+  EXPECT_EQ(bad[1], "<watch 42>:2: not JSON (syntax error)");
+  EXPECT_EQ(bad[0].rfind("<watch 42>:1: ", 0), 0u) << bad[0];
+}
+
 }  // namespace
 }  // namespace account
