@@ -62,7 +62,33 @@ std::optional<WatchOutcome> watch_process(const WatchRequest& request, std::stri
   WatchOutcome outcome;
   uint64_t watch_start_ns = realtime_now_ns();
   uint64_t watch_start_mono = monotonic_now_ns();
+  // The record as of now, with the CPU and kernel peaks last read.
+  auto compose = [&](const Ending& ending) {
+    RecordSource src;
+    src.identity = &info->identity;
+    src.settings = &info->settings;
+    src.region = region.get();
+    src.timeline = timeline;
+    src.counted = false;
+    src.watch_start_ns = watch_start_ns;
+    FinalFigures f;
+    f.end_realtime_ns = realtime_now_ns();
+    f.cpu_user_ns = w.cpu.user_ns;
+    f.cpu_sys_ns = w.cpu.sys_ns;
+    f.peaks = w.kernel;
+    std::string line(record_capacity(src), '\0');
+    TextBuffer out(line.data(), line.size());
+    compose_record(out, src, f, ending);
+    line.resize(out.size());
+    outcome.seconds = double(f.end_realtime_ns - watch_start_ns) / 1e9;
+    return line;
+  };
+  Ending running;
+  running.kind = EndKind::kRunning;
+  running.writer = Writer::kWatch;
   Ticker ticker(request.interval_ms);
+  bool snapshots = request.snapshot_every_ms && request.snapshot;
+  Ticker snapshot_ticker(snapshots ? request.snapshot_every_ms : 1);
   Ending ending;
   ending.writer = Writer::kWatch;
   for (;;) {
@@ -74,43 +100,32 @@ std::optional<WatchOutcome> watch_process(const WatchRequest& request, std::stri
     }
     if (ready > 0 && (fds[1].revents & POLLIN)) {
       read_final(proc, &w);
-      ending.kind = EndKind::kRunning;
+      ending = running;
       break;
     }
     if (!ticker.due()) continue;
     MemoryNow now;
-    if (sample_tick(proc, &w, &region->sampled, &now) && timeline) {
+    if (!sample_tick(proc, &w, &region->sampled, &now)) continue;
+    if (timeline) {
       TimelinePoint p{};
       p.t_us = (monotonic_now_ns() - watch_start_mono) / 1000;
       p.size_bytes = now.size_bytes;
       p.rss_bytes = now.resident_bytes;
       timeline_add(&timeline->state, timeline->points, p);
     }
+    if (snapshots && snapshot_ticker.due()) {
+      read_final(proc, &w);
+      request.snapshot(compose(running));
+    }
   }
   close(pidfd);
   proc.close(&w.handle);
 
-  RecordSource src;
-  src.identity = &info->identity;
-  src.settings = &info->settings;
-  src.region = region.get();
-  src.timeline = timeline;
-  src.counted = false;
-  src.watch_start_ns = watch_start_ns;
-  FinalFigures f;
-  f.end_realtime_ns = realtime_now_ns();
-  f.cpu_user_ns = w.cpu.user_ns;
-  f.cpu_sys_ns = w.cpu.sys_ns;
-  f.peaks = w.kernel;
-  std::string line(record_capacity(src), '\0');
-  TextBuffer out(line.data(), line.size());
-  compose_record(out, src, f, ending);
-  line.resize(out.size());
+  std::string line = compose(ending);
   outcome.record = std::move(line);
   outcome.samples = region->sampled.samples;
   outcome.size_peak_bytes = region->sampled.size_bytes;
   outcome.rss_peak_bytes = region->sampled.rss_bytes;
-  outcome.seconds = double(f.end_realtime_ns - watch_start_ns) / 1e9;
   return outcome;
 }
 

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -19,6 +20,11 @@ struct WatchRequest {
   bool timeline = false;
   unsigned timeline_points = 2048;
   int stop_fd = -1;  ///< readable: stop watching (Ctrl-C); the record says "running"
+  /// Every snapshot_every_ms (the first once the first tick has read the
+  /// process), `snapshot` gets the record as it would be written if the watch
+  /// stopped now ("end": "running"), for --textfile and --push. 0: never.
+  unsigned snapshot_every_ms = 0;
+  std::function<void(const std::string& record)> snapshot;
 };
 
 struct WatchOutcome {

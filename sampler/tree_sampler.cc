@@ -177,6 +177,14 @@ void TreeSampler::stop_watching() {
   }
 }
 
+void TreeSampler::report_running() {
+  for (auto& [pid, p] : procs_) {
+    if (!p->found || p->ended || !p->images.empty()) continue;
+    read_final(reader_, &p->watch);
+    observer_->image_running(pid, p->watch, p->own);
+  }
+}
+
 void TreeSampler::discover_images() {
   if (image_dir_.empty()) return;
   DIR* dir = opendir(image_dir_.c_str());

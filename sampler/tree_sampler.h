@@ -44,6 +44,9 @@ class TreeObserver {
   /// kernel-peak readings, `peaks` its sampled peaks.
   virtual void image_ended(pid_t pid, const ProcessWatch& w, const SampledPeaks& peaks,
                            const Ending& ending) = 0;
+  /// A process still running, as report_running found it (fresh CPU and
+  /// kernel-peak readings); it stays watched.
+  virtual void image_running(pid_t pid, const ProcessWatch& w, const SampledPeaks& peaks) = 0;
 
  protected:
   ~TreeObserver() = default;
@@ -103,6 +106,9 @@ class TreeSampler {
   /// Ends the record of every process still running (kRunning) and stops
   /// watching them.
   void stop_watching();
+  /// Tells the observer of every process still running (image_running), with
+  /// fresh readings, as stop_watching would but watching on: the figures so far.
+  void report_running();
   /// True once the root has ended (watch_from_outside only).
   bool root_ended() const { return root_ended_; }
 

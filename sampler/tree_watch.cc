@@ -9,6 +9,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "image_file.h"
@@ -113,9 +114,22 @@ class Watcher : public TreeObserver {
       root_ending_ = ending;
       root_ended_ = true;
     }
-    write_record(it->second, w, peaks, ending);
+    ++records_;
+    if (!request_.write(compose(it->second, w, peaks, ending))) ++write_failures_;
     if (ending.kind != EndKind::kExec) images_.erase(it);
   }
+
+  void image_running(pid_t pid, const ProcessWatch& w, const SampledPeaks& peaks) override {
+    auto it = images_.find(pid);
+    if (it == images_.end()) return;
+    Ending running;
+    running.kind = EndKind::kRunning;
+    running.writer = Writer::kWatch;
+    running_records_ += compose(it->second, w, peaks, running);
+  }
+
+  // The "running" records image_running composed since the last call.
+  std::string take_running_records() { return std::exchange(running_records_, std::string()); }
 
   void exit_status(pid_t pid, int status) { exit_status_[pid] = status; }
   // True when the image of `pid` was first read after `monotonic_ns` (an
@@ -145,8 +159,8 @@ class Watcher : public TreeObserver {
     uint64_t first_seen_mono = 0;
   };
 
-  void write_record(const Image& image, const ProcessWatch& w, const SampledPeaks& peaks,
-                    const Ending& ending) {
+  std::string compose(const Image& image, const ProcessWatch& w, const SampledPeaks& peaks,
+                      const Ending& ending) {
     // Nothing is counted inside the process: an empty Region holds the samples.
     std::memset(static_cast<void*>(region_.get()), 0, sizeof(Region));
     init_region(region_.get());
@@ -168,8 +182,7 @@ class Watcher : public TreeObserver {
     TextBuffer out(line.data(), line.size());
     compose_record(out, src, f, ending);
     line.resize(out.size());
-    ++records_;
-    if (!request_.write(line)) ++write_failures_;
+    return line;
   }
 
   const TreeWatchRequest& request_;
@@ -179,11 +192,53 @@ class Watcher : public TreeObserver {
   std::map<pid_t, Image> images_;  // live images by pid
   std::map<pid_t, int> exit_status_;
   std::vector<std::string> root_argv_;
+  std::string running_records_;
   Ending root_ending_;
   bool root_ended_ = false;
   uint64_t records_ = 0, write_failures_ = 0, left_running_ = 0, last_end_ns_ = 0;
   uint64_t root_start_ns_ = 0;
 };
+
+// The tree record of the watch as of end_ns (its end, or now for a snapshot);
+// *tree gets its figures.
+std::string tree_record(const TreeWatchRequest& request, uint64_t watch_start_ns, uint64_t end_ns,
+                        const TreeSampler& sampler, TreeCensus& census, const Watcher& watcher,
+                        const ProcEvents* events, TreeFigures* tree) {
+  census.find_unreaped();
+  tree->test = request.test.c_str();
+  tree->op = request.op.c_str();
+  tree->run = 1;
+  // The window of the report's row: from the root's start (its record's CPU
+  // is its whole life's) to the end of the watch.
+  tree->start_ns = watcher.root_start_ns() ? watcher.root_start_ns() : watch_start_ns;
+  tree->end_ns = end_ns;
+  // When the last process ended; the end of the watch if some still run.
+  bool running = watcher.left_running() || sampler.live_processes() > 0;
+  tree->tree_end_ns = running || !watcher.last_end_ns() ? end_ns : watcher.last_end_ns();
+  tree->watch_start_ns = watch_start_ns;
+  tree->processes = census.processes();
+  tree->peaks = sampler.peaks();
+  tree->have_status = watcher.root_status(&tree->wait_status);
+  std::vector<const char*> argv;
+  for (const std::string& a : watcher.root_argv()) argv.push_back(a.c_str());
+  tree->command = argv.data();
+  tree->command_argc = int(argv.size());
+  if (events && !events->lost()) {
+    tree->unseen_processes = census.unseen_exact();
+    tree->unseen_source = "proc_connector";
+  } else {
+    tree->unseen_processes = census.unseen_bound(loadavg_last_pid(), system_pid_max());
+    tree->unseen_source = "loadavg";
+  }
+  tree->unseen_cpu_ns = census.unseen_cpu_ns();
+  std::string line(64 * 1024 + 6 * 16 * 1024, '\0');
+  TextBuffer out(line.data(), line.size());
+  compose_tree_record(out, *tree);
+  line.resize(out.size());
+  tree->command = nullptr;  // argv ends here
+  tree->command_argc = 0;
+  return line;
+}
 
 }  // namespace
 
@@ -225,6 +280,8 @@ std::optional<TreeWatchOutcome> watch_tree(const TreeWatchRequest& request, std:
 
   TreeWatchOutcome outcome;
   Ticker ticker(request.interval_ms, false);
+  bool snapshots = request.snapshot_every_ms && request.snapshot;
+  Ticker snapshot_ticker(snapshots ? request.snapshot_every_ms : 1);
   sampler.tick();  // the tree as it stands: its members
   drain();
   for (;;) {
@@ -242,44 +299,23 @@ std::optional<TreeWatchOutcome> watch_tree(const TreeWatchRequest& request, std:
     if (ticker.due()) {
       sampler.tick();
       drain();
+      if (snapshots && snapshot_ticker.due()) {
+        sampler.report_running();
+        std::string records = watcher.take_running_records();
+        TreeFigures so_far;
+        records += tree_record(request, watch_start_ns, realtime_now_ns(), sampler, census, watcher,
+                               events.get(), &so_far);
+        request.snapshot(records);
+      }
     }
   }
   drain();
   sampler.stop_watching();  // what still runs: "running" records
 
   uint64_t end_ns = realtime_now_ns();
-  census.find_unreaped();
   TreeFigures tree;
-  tree.test = request.test.c_str();
-  tree.op = request.op.c_str();
-  tree.run = 1;
-  // The window of the report's row: from the root's start (its record's CPU
-  // is its whole life's) to the end of the watch.
-  tree.start_ns = watcher.root_start_ns() ? watcher.root_start_ns() : watch_start_ns;
-  tree.end_ns = end_ns;
-  // When the last process ended; the end of the watch if some still run.
-  tree.tree_end_ns =
-      watcher.left_running() || !watcher.last_end_ns() ? end_ns : watcher.last_end_ns();
-  tree.watch_start_ns = watch_start_ns;
-  tree.processes = census.processes();
-  tree.peaks = sampler.peaks();
-  tree.have_status = watcher.root_status(&tree.wait_status);
-  std::vector<const char*> argv;
-  for (const std::string& a : watcher.root_argv()) argv.push_back(a.c_str());
-  tree.command = argv.data();
-  tree.command_argc = int(argv.size());
-  if (events && !events->lost()) {
-    tree.unseen_processes = census.unseen_exact();
-    tree.unseen_source = "proc_connector";
-  } else {
-    tree.unseen_processes = census.unseen_bound(loadavg_last_pid(), system_pid_max());
-    tree.unseen_source = "loadavg";
-  }
-  tree.unseen_cpu_ns = census.unseen_cpu_ns();
-  std::string line(64 * 1024 + 6 * 16 * 1024, '\0');
-  TextBuffer out(line.data(), line.size());
-  compose_tree_record(out, tree);
-  line.resize(out.size());
+  std::string line =
+      tree_record(request, watch_start_ns, end_ns, sampler, census, watcher, events.get(), &tree);
   if (!request.write(line)) ++outcome.write_failures;
 
   outcome.records = watcher.records();

@@ -31,6 +31,12 @@ struct TreeWatchRequest {
   /// Receives each record (one newline-terminated JSON line) when it is
   /// composed; false: it could not be written.
   std::function<bool(const std::string&)> write;
+  /// Every snapshot_every_ms (the first after the first tick), `snapshot`
+  /// gets what the watch would add to the records written so far if it
+  /// stopped now: a "running" record of each live process and the tree
+  /// record so far (--textfile and --push). 0: never.
+  unsigned snapshot_every_ms = 0;
+  std::function<void(const std::string& records)> snapshot;
 };
 
 struct TreeWatchOutcome {
