@@ -2,9 +2,11 @@
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/signalfd.h>
+#include <unistd.h>
 
 #include <boost/program_options.hpp>
 #include <iostream>
+#include <memory>
 #include <optional>
 
 #include "commands.h"
@@ -13,6 +15,7 @@
 #include "process_watch.h"
 #include "record_file.h"
 #include "tree_watch.h"
+#include "watch_metrics.h"
 
 namespace account {
 
@@ -27,12 +30,38 @@ struct WatchOptions {
   bool timeline = false;
   unsigned timeline_points = 2048;
   // As typed: checked below, never wrapped by an unsigned parse.
-  std::string pid_text, interval_text, timeline_points_text;
+  std::string pid_text, interval_text, timeline_points_text, every_text;
   bool tree = false, root_only_end = false;
+  std::string textfile_dir, push_url;
+  unsigned every_s = 15;
 };
 
+// --textfile and --push: checked before the watch starts; nullptr without them.
+std::unique_ptr<WatchMetrics> metrics_of(const WatchOptions& o, const po::variables_map& vm) {
+  if (o.textfile_dir.empty() && o.push_url.empty()) {
+    if (!vm["every"].defaulted()) throw UsageError{"watch: --every needs --textfile or --push"};
+    return nullptr;
+  }
+  WatchMetricsOptions m;
+  m.pid = o.pid;
+  m.textfile_dir = o.textfile_dir;
+  if (!o.textfile_dir.empty()) {
+    if (std::string err = probe_textfile_dir(o.textfile_dir); !err.empty())
+      throw UsageError{fmt::format("watch: cannot write --textfile {}: {}", o.textfile_dir, err)};
+  }
+  if (!o.push_url.empty()) {
+    std::string err;
+    m.push = parse_push_url(o.push_url, &err);
+    if (!m.push) throw UsageError{fmt::format("watch: --push {}: {}", o.push_url, err)};
+  }
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  m.hostname = host;
+  return std::make_unique<WatchMetrics>(std::move(m));
+}
+
 // --tree: records go out as each process ends, the tree record last.
-int watch_whole_tree(const WatchOptions& o, const WatchRequest& one) {
+int watch_whole_tree(const WatchOptions& o, const WatchRequest& one, WatchMetrics* metrics) {
   TreeWatchRequest request;
   request.pid = one.pid;
   request.test = one.test;
@@ -43,11 +72,17 @@ int watch_whole_tree(const WatchOptions& o, const WatchRequest& one) {
   request.root_only_end = o.root_only_end;
   request.stop_fd = one.stop_fd;
   request.write = [&](const std::string& line) {
+    if (metrics) metrics->record_written(line);
     if (o.output.empty()) return bool(std::cout << line << std::flush);
     return append_record_line(o.output, line).empty();
   };
+  if (metrics) {
+    request.snapshot_every_ms = one.snapshot_every_ms;
+    request.snapshot = [&](const std::string& records) { metrics->snapshot(records); };
+  }
   std::string error;
   std::optional<TreeWatchOutcome> w = watch_tree(request, &error);
+  if (metrics) metrics->finish();
   if (!w) throw UsageError{fmt::format("watch: no process {} ({})", o.pid, error)};
   fmt::print(stderr,
              "account: watched the tree of {} for {:.2f} s: {} processes ({} still running), "
@@ -83,7 +118,13 @@ int command_watch(const Args& args) {
       "root-only-end", po::bool_switch(&o.root_only_end),
       "with --tree: stop when PID ends (default: when the last process of the tree ends)")(
       "test", po::value(&o.test), "test label for the record")("op", po::value(&o.op),
-                                                               "operation label for the record");
+                                                               "operation label for the record")(
+      "textfile", po::value(&o.textfile_dir),
+      "keep DIR/account-watch-PID.prom up to date for node_exporter's textfile collector")(
+      "push", po::value(&o.push_url),
+      "push the metrics to the Prometheus Pushgateway at URL (http://HOST:PORT)")(
+      "every", po::value(&o.every_text)->default_value("15"),
+      "with --textfile or --push: publish every SECONDS (1-86400)");
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(desc).run(), vm);
   if (vm.count("help")) {
@@ -95,7 +136,10 @@ int command_watch(const Args& args) {
   o.interval_ms = unsigned(count_option("watch", "--interval", o.interval_text, 1, 1000, "ms"));
   o.timeline_points =
       unsigned(count_option("watch", "--timeline-points", o.timeline_points_text, 16, 65536));
+  o.every_s = unsigned(count_option("watch", "--every", o.every_text, 1, 86400, "s"));
 
+  // Before -o is probed (which creates it): a bad --textfile or --push leaves nothing.
+  std::unique_ptr<WatchMetrics> metrics = metrics_of(o, vm);
   if (!o.output.empty()) {
     if (std::string err = probe_record_file(o.output); !err.empty())
       throw UsageError{fmt::format("watch: cannot write -o {}: {}", o.output, err)};
@@ -114,11 +158,19 @@ int command_watch(const Args& args) {
   request.timeline = o.timeline;
   request.timeline_points = o.timeline_points;
   request.stop_fd = signalfd(-1, &stop, SFD_CLOEXEC);
-  if (o.tree) return watch_whole_tree(o, request);
+  if (metrics) {
+    request.snapshot_every_ms = o.every_s * 1000;
+    request.snapshot = [&](const std::string& record) { metrics->snapshot(record); };
+  }
+  if (o.tree) return watch_whole_tree(o, request, metrics.get());
   std::string error;
   std::optional<WatchOutcome> watched = watch_process(request, &error);
   if (!watched) throw UsageError{fmt::format("watch: no process {} ({})", o.pid, error)};
   const std::string& line = watched->record;
+  if (metrics) {
+    metrics->record_written(line);
+    metrics->finish();  // the final textfile and push (2 s at most)
+  }
   if (o.output.empty()) {
     std::cout << line << std::flush;
     return 0;

@@ -8,6 +8,9 @@ packages=(
   binutils
   libunwind-dev
   libboost-program-options1.81-dev libboost-json1.81-dev
+  # Boost's header-only libraries: Beast and Asio, for account watch --push's
+  # HTTP PUT to a Pushgateway (Debian packages them only in the whole dev set).
+  libboost1.81-dev
   libfmt-dev
   libgtest-dev googletest
   python3 perl

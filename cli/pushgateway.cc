@@ -1,0 +1,132 @@
+#include "pushgateway.h"
+
+#include <fmt/format.h>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http.hpp>
+#include <cstdint>
+
+namespace account {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace asio = boost::asio;
+
+std::optional<PushTarget> parse_push_url(const std::string& url, std::string* error) {
+  const std::string scheme = "http://";
+  if (url.rfind("https://", 0) == 0) {
+    *error = "https:// is not supported: the Pushgateway must be reached over plain http://";
+    return std::nullopt;
+  }
+  if (url.rfind(scheme, 0) != 0) {
+    *error = "not an http://HOST[:PORT][/PATH] URL";
+    return std::nullopt;
+  }
+  PushTarget t;
+  t.url = url;
+  std::string rest = url.substr(scheme.size());
+  size_t slash = rest.find('/');
+  std::string authority = rest.substr(0, slash);
+  if (slash != std::string::npos) t.prefix = rest.substr(slash);
+  while (!t.prefix.empty() && t.prefix.back() == '/') t.prefix.pop_back();
+  if (authority.find('@') != std::string::npos ||
+      t.prefix.find_first_of("?#") != std::string::npos) {
+    *error = "a user, a query or a fragment is not supported";
+    return std::nullopt;
+  }
+  std::string port_text;
+  if (!authority.empty() && authority[0] == '[') {  // [IPv6]:port
+    size_t close = authority.find(']');
+    if (close == std::string::npos) {
+      *error = "no ']' after the IPv6 address";
+      return std::nullopt;
+    }
+    t.host = authority.substr(1, close - 1);
+    std::string after = authority.substr(close + 1);
+    if (!after.empty() && after[0] != ':') {
+      *error = "':PORT' or nothing must follow the IPv6 address";
+      return std::nullopt;
+    }
+    if (!after.empty()) port_text = after.substr(1);
+  } else {
+    size_t colon = authority.find(':');
+    t.host = authority.substr(0, colon);
+    if (colon != std::string::npos) port_text = authority.substr(colon + 1);
+  }
+  if (t.host.empty()) {
+    *error = "no host";
+    return std::nullopt;
+  }
+  t.port = "80";
+  if (!port_text.empty() || authority.find(':') != std::string::npos) {
+    uint64_t port = 0;
+    bool digits = !port_text.empty() && port_text.size() <= 5 &&
+                  port_text.find_first_not_of("0123456789") == std::string::npos;
+    if (digits) port = std::stoull(port_text);
+    if (!digits || port < 1 || port > 65535) {
+      *error = fmt::format("port '{}' is not 1-65535", port_text);
+      return std::nullopt;
+    }
+    t.port = port_text;
+  }
+  return t;
+}
+
+std::string push_group_path(const PushTarget& target, const std::string& hostname, pid_t pid) {
+  return fmt::format("{}/metrics/job/account/instance/{}/pid/{}", target.prefix, hostname, pid);
+}
+
+std::string put_metrics(const PushTarget& target, const std::string& path,
+                        const std::string& metrics, std::chrono::milliseconds timeout) {
+  asio::io_context io;
+  asio::ip::tcp::resolver resolver(io);
+  beast::tcp_stream stream(io);
+  http::request<http::string_body> request{http::verb::put, path.empty() ? "/" : path, 11};
+  request.set(http::field::host, target.host + ":" + target.port);
+  request.set(http::field::user_agent, "account watch");
+  // The Pushgateway's name for the Prometheus text format.
+  request.set(http::field::content_type, "text/plain; version=0.0.4");
+  request.body() = metrics;
+  request.prepare_payload();
+  beast::flat_buffer buffer;
+  http::response<http::string_body> response;
+  std::string failure;
+  bool done = false;
+  auto fail = [&](const char* step, beast::error_code ec) {
+    failure = ec == beast::error::timeout
+                  ? fmt::format("no answer within {} ms ({})", timeout.count(), step)
+                  : fmt::format("{}: {}", step, ec.message());
+    done = true;
+  };
+
+  // One deadline for connecting, sending and reading the answer.
+  stream.expires_after(timeout);
+  resolver.async_resolve(target.host, target.port, [&](beast::error_code ec, auto endpoints) {
+    if (ec) return fail("resolve", ec);
+    stream.async_connect(endpoints, [&](beast::error_code ec, auto) {
+      if (ec) return fail("connect", ec);
+      http::async_write(stream, request, [&](beast::error_code ec, size_t) {
+        if (ec) return fail("send", ec);
+        http::async_read(stream, buffer, response, [&](beast::error_code ec, size_t) {
+          if (ec) return fail("read the answer", ec);
+          done = true;
+        });
+      });
+    });
+  });
+  // The resolver has no deadline of its own: the whole exchange gets one.
+  io.run_for(timeout + std::chrono::milliseconds(100));
+  if (!done) return fmt::format("no answer within {} ms", timeout.count());
+  if (!failure.empty()) return failure;
+  unsigned status = response.result_int();
+  if (status / 100 == 2) return "";
+  std::string body = response.body().substr(0, response.body().find('\n'));
+  return fmt::format("HTTP {} {}{}{}", status, std::string(response.reason()),
+                     body.empty() ? "" : ": ", body.substr(0, 200));
+}
+
+}  // namespace account
