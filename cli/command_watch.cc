@@ -36,11 +36,12 @@ struct WatchOptions {
   unsigned every_s = 15;
 };
 
-// --textfile and --push: checked before the watch starts; nullptr without them.
-std::unique_ptr<WatchMetrics> metrics_of(const WatchOptions& o, const po::variables_map& vm) {
+// --textfile and --push: checked before the watch starts; nullopt without them.
+std::optional<WatchMetricsOptions> metrics_options(const WatchOptions& o,
+                                                   const po::variables_map& vm) {
   if (o.textfile_dir.empty() && o.push_url.empty()) {
     if (!vm["every"].defaulted()) throw UsageError{"watch: --every needs --textfile or --push"};
-    return nullptr;
+    return std::nullopt;
   }
   WatchMetricsOptions m;
   m.pid = o.pid;
@@ -57,7 +58,7 @@ std::unique_ptr<WatchMetrics> metrics_of(const WatchOptions& o, const po::variab
   char host[256] = "";
   gethostname(host, sizeof host - 1);
   m.hostname = host;
-  return std::make_unique<WatchMetrics>(std::move(m));
+  return m;
 }
 
 // --tree: records go out as each process ends, the tree record last.
@@ -139,7 +140,7 @@ int command_watch(const Args& args) {
   o.every_s = unsigned(count_option("watch", "--every", o.every_text, 1, 86400, "s"));
 
   // Before -o is probed (which creates it): a bad --textfile or --push leaves nothing.
-  std::unique_ptr<WatchMetrics> metrics = metrics_of(o, vm);
+  std::optional<WatchMetricsOptions> metrics_wanted = metrics_options(o, vm);
   if (!o.output.empty()) {
     if (std::string err = probe_record_file(o.output); !err.empty())
       throw UsageError{fmt::format("watch: cannot write -o {}: {}", o.output, err)};
@@ -150,6 +151,10 @@ int command_watch(const Args& args) {
   sigaddset(&stop, SIGINT);
   sigaddset(&stop, SIGTERM);
   sigprocmask(SIG_BLOCK, &stop, nullptr);
+  // Its threads start now, with the stop signals blocked as in this one: only
+  // the signalfd below takes them.
+  std::unique_ptr<WatchMetrics> metrics;
+  if (metrics_wanted) metrics = std::make_unique<WatchMetrics>(std::move(*metrics_wanted));
   WatchRequest request;
   request.pid = o.pid;
   request.test = o.test;

@@ -306,6 +306,32 @@ TEST(WatchTextfile, TreeRecordFiguresAppear) {
   EXPECT_EQ(names_in(textfiles.path()).size(), 1u);
 }
 
+// The publishing threads must not take the stop signals: a TERM ends the
+// watch (exit 0, "running" record, the final textfile), never the process.
+TEST(WatchTextfile, TermEndsTheWatchWithTheFinalTextfile) {
+  TempDir dir, textfiles;
+  pid_t target = start({HOLD_MEMORY_PATH, "8", "30000"});
+  std::string prom = textfiles.file(fmt::format("account-watch-{}.prom", target));
+  pid_t watch = fork();
+  if (watch == 0) {
+    execl(ACCOUNT_CLI_PATH, "account", "watch", "--pid", std::to_string(target).c_str(),
+          "--textfile", textfiles.path().c_str(), "--push", "http://127.0.0.1:1", "--every", "1",
+          "-o", dir.file("w.jsonl").c_str(), nullptr);
+    _exit(127);
+  }
+  ASSERT_TRUE(appears(prom, 2.5));
+  kill(watch, SIGTERM);
+  int status = wait_for(watch);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_EQ(kill(target, 0), 0) << "the watched process lives on";
+  kill(target, SIGKILL);
+  wait_for(target);
+  RecordFile f = read_records(dir.file("w.jsonl"));
+  ASSERT_EQ(f.processes.size(), 1u);
+  EXPECT_EQ(f.processes[0].end, "running");
+  EXPECT_EQ(read_whole(prom), export_openmetrics(dir.file("w.jsonl")));
+}
+
 TEST(WatchTextfile, BadDirectoryIsOneLineAtTheStart) {
   TempDir dir;
   std::ofstream(dir.file("plain")) << "x";
