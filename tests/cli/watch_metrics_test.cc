@@ -165,8 +165,9 @@ class Pushgateway {
     pid_ = fork();
     if (pid_ == 0) {
       std::string listen = fmt::format("--web.listen-address=127.0.0.1:{}", port_);
+      // Debian's default persists to /var/lib/prometheus: empty keeps it in memory.
       execlp("prometheus-pushgateway", "prometheus-pushgateway", listen.c_str(),
-             "--log.level=error", nullptr);
+             "--persistence.file=", "--log.level=error", nullptr);
       _exit(127);
     }
     for (int i = 0; i < 1000 && http_get(port_, "/-/ready").empty(); ++i) usleep(10000);
