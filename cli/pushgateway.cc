@@ -39,6 +39,7 @@ std::optional<PushTarget> parse_push_url(const std::string& url, std::string* er
     return std::nullopt;
   }
   std::string port_text;
+  bool has_port = false;
   if (!authority.empty() && authority[0] == '[') {  // [IPv6]:port
     size_t close = authority.find(']');
     if (close == std::string::npos) {
@@ -51,18 +52,20 @@ std::optional<PushTarget> parse_push_url(const std::string& url, std::string* er
       *error = "':PORT' or nothing must follow the IPv6 address";
       return std::nullopt;
     }
-    if (!after.empty()) port_text = after.substr(1);
+    has_port = !after.empty();
+    if (has_port) port_text = after.substr(1);
   } else {
     size_t colon = authority.find(':');
     t.host = authority.substr(0, colon);
-    if (colon != std::string::npos) port_text = authority.substr(colon + 1);
+    has_port = colon != std::string::npos;
+    if (has_port) port_text = authority.substr(colon + 1);
   }
   if (t.host.empty()) {
     *error = "no host";
     return std::nullopt;
   }
   t.port = "80";
-  if (!port_text.empty() || authority.find(':') != std::string::npos) {
+  if (has_port) {
     uint64_t port = 0;
     bool digits = !port_text.empty() && port_text.size() <= 5 &&
                   port_text.find_first_not_of("0123456789") == std::string::npos;
@@ -86,7 +89,9 @@ std::string put_metrics(const PushTarget& target, const std::string& path,
   asio::ip::tcp::resolver resolver(io);
   beast::tcp_stream stream(io);
   http::request<http::string_body> request{http::verb::put, path.empty() ? "/" : path, 11};
-  request.set(http::field::host, target.host + ":" + target.port);
+  bool ipv6 = target.host.find(':') != std::string::npos;
+  request.set(http::field::host,
+              (ipv6 ? "[" + target.host + "]" : target.host) + ":" + target.port);
   request.set(http::field::user_agent, "account watch");
   // The Pushgateway's name for the Prometheus text format.
   request.set(http::field::content_type, "text/plain; version=0.0.4");

@@ -200,6 +200,12 @@ TEST(WatchMetrics, PushUrls) {
   t = parse_push_url("http://[::1]:9091", &error);
   ASSERT_TRUE(t) << error;
   EXPECT_EQ(t->host, "::1");
+  EXPECT_EQ(t->port, "9091");
+  t = parse_push_url("http://[::1]/", &error);
+  ASSERT_TRUE(t) << error;
+  EXPECT_EQ(t->port, "80");
+  EXPECT_EQ(t->prefix, "");
+  EXPECT_FALSE(parse_push_url("http://[::1]x", &error));
   EXPECT_FALSE(parse_push_url("https://gw:9091", &error));
   EXPECT_EQ(error, "https:// is not supported: the Pushgateway must be reached over plain http://");
   EXPECT_FALSE(parse_push_url("gw:9091", &error));
