@@ -216,6 +216,26 @@ TEST(WatchMetrics, PushUrls) {
   EXPECT_FALSE(parse_push_url("http://gw:", &error));
 }
 
+// A Pushgateway that takes the connection and never answers: the push gives
+// up at its deadline with that reason.
+TEST(WatchMetrics, APushWithoutAnswerGivesUpAtItsDeadline) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(listen(fd, 4), 0);  // the kernel completes the connection; nobody reads
+  socklen_t len = sizeof a;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  std::string error;
+  auto t = parse_push_url(fmt::format("http://127.0.0.1:{}", ntohs(a.sin_port)), &error);
+  ASSERT_TRUE(t) << error;
+  std::string reason =
+      put_metrics(*t, "/metrics/job/account", "x 1\n", std::chrono::milliseconds(300));
+  close(fd);
+  EXPECT_EQ(reason, "no answer within 300 ms (read the answer)");
+}
+
 TEST(WatchMetrics, ReplaceFileLeavesOnlyTheTarget) {
   TempDir dir;
   EXPECT_EQ(replace_file(dir.path(), "a.prom", "one\n"), "");
