@@ -275,7 +275,8 @@ TEST(WatchTextfile, KeptUpToDateAndFinallyTheExportOfTheRecords) {
 
   EXPECT_EQ(promtool_check(mid), "") << mid;
   std::map<std::string, double> m = samples_of(mid);
-  const std::string labels = "{test=\"w\",operation=\"hold\"}";
+  const std::string labels =
+      fmt::format("{{test=\"w\",operation=\"hold\",host=\"{}\"}}", hostname());
   ASSERT_EQ(m.count("account_resident_bytes" + labels), 1u) << mid;
   // Resident: the 64 MiB held, plus the program's own pages (well under 8 MiB).
   EXPECT_GE(m["account_resident_bytes" + labels], 64 * kMiB);
@@ -317,7 +318,8 @@ TEST(WatchTextfile, TreeRecordFiguresAppear) {
 
   EXPECT_EQ(promtool_check(mid), "") << mid;
   std::map<std::string, double> m = samples_of(mid);
-  const std::string labels = "{test=\"t\",operation=\"pair\"}";
+  const std::string labels =
+      fmt::format("{{test=\"t\",operation=\"pair\",host=\"{}\"}}", hostname());
   EXPECT_GE(m["account_resident_bytes" + labels], 48 * kMiB) << mid;
   EXPECT_LE(m["account_resident_bytes" + labels], 64 * kMiB) << mid;
   // sh and its two children at least (a child seen before its exec adds one).
@@ -408,9 +410,9 @@ TEST(WatchPush, APushgatewayHoldsTheWatchsMetrics) {
                          dir.file("p.jsonl")});
   });
   // Mid-run: the snapshots' pushes are there, with the memory held.
+  // The samples' labels and the grouping key's, as the Pushgateway sorts them.
   std::string group = fmt::format(
-      "instance=\"{}\",job=\"account\",operation=\"hold\",pid=\"{}\","
-      "test=\"p\"",
+      "host=\"{0}\",instance=\"{0}\",job=\"account\",operation=\"hold\",pid=\"{1}\",test=\"p\"",
       hostname(), target);
   std::map<std::string, double> mid;
   for (int i = 0; i < 300 && !mid.count("account_resident_bytes{" + group + "}"); ++i) {
