@@ -122,6 +122,7 @@ class Watcher : public TreeObserver {
   void image_running(pid_t pid, const ProcessWatch& w, const SampledPeaks& peaks) override {
     auto it = images_.find(pid);
     if (it == images_.end()) return;
+    census_.reading(pid, w.cpu);  // what it reaped so far: the snapshot's unseen_cpu_s
     Ending running;
     running.kind = EndKind::kRunning;
     running.writer = Writer::kWatch;
