@@ -2,7 +2,6 @@
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/signalfd.h>
-#include <unistd.h>
 
 #include <boost/program_options.hpp>
 #include <iostream>
@@ -14,6 +13,7 @@
 #include "output_probe.h"
 #include "process_watch.h"
 #include "record_file.h"
+#include "settings.h"
 #include "tree_watch.h"
 #include "watch_metrics.h"
 
@@ -55,8 +55,9 @@ std::optional<WatchMetricsOptions> metrics_options(const WatchOptions& o,
     m.push = parse_push_url(o.push_url, &err);
     if (!m.push) throw UsageError{fmt::format("watch: --push {}: {}", o.push_url, err)};
   }
-  char host[256] = "";
-  gethostname(host, sizeof host - 1);
+  // The records' own host name: the instance label names the same machine.
+  char host[kHostCapacity];
+  read_host_name(host, sizeof host);
   m.hostname = host;
   return m;
 }
