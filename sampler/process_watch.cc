@@ -15,6 +15,7 @@
 #include "record_writer.h"
 #include "sampling.h"
 #include "timeline_store.h"
+#include "watch_record.h"
 
 namespace account {
 
@@ -64,24 +65,9 @@ std::optional<WatchOutcome> watch_process(const WatchRequest& request, std::stri
   uint64_t watch_start_mono = monotonic_now_ns();
   // The record as of now, with the CPU and kernel peaks last read.
   auto compose = [&](const Ending& ending) {
-    RecordSource src;
-    src.identity = &info->identity;
-    src.settings = &info->settings;
-    src.region = region.get();
-    src.timeline = timeline;
-    src.counted = false;
-    src.watch_start_ns = watch_start_ns;
-    FinalFigures f;
-    f.end_realtime_ns = realtime_now_ns();
-    f.cpu_user_ns = w.cpu.user_ns;
-    f.cpu_sys_ns = w.cpu.sys_ns;
-    f.peaks = w.kernel;
-    std::string line(record_capacity(src), '\0');
-    TextBuffer out(line.data(), line.size());
-    compose_record(out, src, f, ending);
-    line.resize(out.size());
-    outcome.seconds = double(f.end_realtime_ns - watch_start_ns) / 1e9;
-    return line;
+    uint64_t end_ns = realtime_now_ns();
+    outcome.seconds = double(end_ns - watch_start_ns) / 1e9;
+    return compose_watch_record(*info, region.get(), timeline, watch_start_ns, w, ending, end_ns);
   };
   Ending running;
   running.kind = EndKind::kRunning;

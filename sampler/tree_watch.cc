@@ -19,6 +19,7 @@
 #include "timeline_store.h"
 #include "tree_census.h"
 #include "tree_sampler.h"
+#include "watch_record.h"
 
 namespace account {
 
@@ -166,24 +167,12 @@ class Watcher : public TreeObserver {
     std::memset(static_cast<void*>(region_.get()), 0, sizeof(Region));
     init_region(region_.get());
     region_->sampled = peaks;
-    RecordSource src;
-    src.identity = &image.info->identity;
-    src.settings = &image.info->settings;
-    src.region = region_.get();
-    if (!image.timeline_storage.empty())
-      src.timeline = reinterpret_cast<const SharedTimeline*>(image.timeline_storage.data());
-    src.counted = false;
-    src.watch_start_ns = watch_start_ns_;
-    FinalFigures f;
-    f.end_realtime_ns = realtime_now_ns();
-    f.cpu_user_ns = w.cpu.user_ns;
-    f.cpu_sys_ns = w.cpu.sys_ns;
-    f.peaks = w.kernel;
-    std::string line(record_capacity(src), '\0');
-    TextBuffer out(line.data(), line.size());
-    compose_record(out, src, f, ending);
-    line.resize(out.size());
-    return line;
+    const SharedTimeline* timeline =
+        image.timeline_storage.empty()
+            ? nullptr
+            : reinterpret_cast<const SharedTimeline*>(image.timeline_storage.data());
+    return compose_watch_record(*image.info, region_.get(), timeline, watch_start_ns_, w, ending,
+                                realtime_now_ns());
   }
 
   const TreeWatchRequest& request_;
