@@ -192,6 +192,8 @@ void TreeSampler::discover_images() {
   while (dirent* e = readdir(dir)) {
     ImageName id;
     if (!parse_image_name(e->d_name, &id) || images_.count(e->d_name)) continue;
+    // A process of the tree, also when it ended before any tick saw it alive.
+    seen_.insert(id.pid);
     auto image = std::make_unique<Image>();
     // Fails while the image is still sizing its new file: found on a later look.
     std::string path = image_dir_ + "/" + e->d_name;

@@ -113,7 +113,8 @@ class TreeSampler {
   bool root_ended() const { return root_ended_; }
 
   const SampledPeaks& peaks() const { return tree_; }
-  /// Distinct processes seen alive in any tick.
+  /// Distinct processes of the tree: seen alive in a tick, or known by an
+  /// image file (a short image may end before the first tick).
   uint64_t processes_seen() const { return seen_.size(); }
   /// Live descendants in the last tick.
   const std::vector<pid_t>& live() const { return live_; }

@@ -182,6 +182,23 @@ std::vector<std::string> lines_of(const std::string& path) {
   return lines;
 }
 
+// A command that ends before the tree sampler's first look is still one
+// process of its tree: its image file says it was there.
+TEST(RunProcesses, ACommandShorterThanATickIsCounted) {
+  TempDir dir;
+  std::string path = dir.file("r.jsonl");
+  // One in five of these ended unseen by the first tick when only ticks counted.
+  ProgramResult r = run_program(
+      {ACCOUNT_CLI_PATH, "run", "-q", "--repeat", "40", "-o", path, "--", "/bin/sh", "-c", "true"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  RecordFile f = read_records(path);
+  ASSERT_EQ(f.trees.size(), 40u);
+  size_t uncounted = 0;
+  for (const TreeRecord& t : f.trees) uncounted += t.processes != 1;
+  EXPECT_EQ(uncounted, 0u);
+  EXPECT_EQ(f.processes.size(), 40u);
+}
+
 TEST(RunPrepare, RunsBeforeEachRepetitionUnaccounted) {
   TempDir dir;
   std::string path = dir.file("r.jsonl"), log = dir.file("log");

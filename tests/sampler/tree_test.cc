@@ -1,8 +1,12 @@
 // account run's tree record: concurrent peaks of the summed tree.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "records.h"
 #include "run_program.h"
+#include "shim_run.h"
+#include "tree_sampler.h"
 
 namespace account::testing {
 namespace {
@@ -24,6 +28,25 @@ TreeRecord run_tree(const std::string& script, const std::string& path) {
   EXPECT_TRUE(f.bad_lines.empty());
   EXPECT_EQ(f.trees.size(), 1u);
   return f.trees.empty() ? TreeRecord{} : f.trees[0];
+}
+
+// An image that ended before the tree sampler's first look (a command
+// shorter than one tick) is still one process of the tree: its image file in
+// the run's directory says it was there.
+TEST(TreeSampling, AnImageEndedBeforeTheFirstTickIsCounted) {
+  TempDir dir;
+  std::string images = dir.file("images");
+  std::filesystem::create_directory(images);
+  ShimRun run = run_with_shim(dir, {"/bin/true"}, {{"ACCOUNT_RUN_DIR", images}}, 1);
+  ASSERT_EQ(run.result.status, 0) << run.result.err;
+  ASSERT_EQ(run.records.processes.size(), 1u) << dump(run);  // it wrote its own record
+  ASSERT_EQ(std::distance(std::filesystem::directory_iterator(images), {}), 1);
+
+  TreeSampler tree(getpid(), images);  // the image is long gone and reaped
+  tree.tick();
+  EXPECT_EQ(tree.processes_seen(), 1u);
+  EXPECT_EQ(tree.live_processes(), 0u);
+  EXPECT_EQ(tree.records_written(), 0u);  // its record is its own, not the sampler's
 }
 
 TEST(TreeSampling, ConcurrentChildrenAddUp) {
