@@ -65,7 +65,9 @@ bool LineReader::next(std::string_view* line, bool* complete) {
   size_t scanned = begin_;
   for (;;) {
     const char* start = buffer_.data() + begin_;
-    const void* nl = std::memchr(buffer_.data() + scanned, '\n', end_ - scanned);
+    // An empty text's buffer has no data() at all: nothing to search.
+    const void* nl =
+        end_ > scanned ? std::memchr(buffer_.data() + scanned, '\n', end_ - scanned) : nullptr;
     if (nl) {
       const char* stop = static_cast<const char*>(nl);
       *line = std::string_view(start, size_t(stop - start));
