@@ -87,6 +87,12 @@ inline void raise_owned(int64_t* field, int64_t v) {
 // small variable (the shim is linked with --sort-section=name): the small ones
 // then share a few pages, and each page a start writes is a page fault.
 #define ACCOUNT_LARGE_BSS __attribute__((section(".bss.zz_large")))
+// The identity goes first after the small variables: its scalars and a short
+// command line then share the page ld.so already zeroed at the end of .data.
+#define ACCOUNT_IDENTITY_BSS __attribute__((section(".bss.zy_identity")))
+// The settings go last in .data, next to the small variables written at
+// start-up: a start writes only the settings' first page.
+#define ACCOUNT_SETTINGS_DATA __attribute__((section(".data.zz_settings")))
 
 #define ACCOUNT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define ACCOUNT_UNLIKELY(x) __builtin_expect(!!(x), 0)

@@ -350,7 +350,7 @@ void compose_backtraces(TextBuffer& out, const BacktraceStore* s) {
     if (m.path_offset == kNoPath)
       out.put_json_string("");
     else if (m.path_len == 0)
-      out.put_json_string(g_identity.exe);  // the main program
+      out.put_json_string(g_identity.exe());  // the main program
     else
       out.put_json_string(s->paths + m.path_offset, m.path_len);
     out.key("base"), put_hex_string(out, m.base);

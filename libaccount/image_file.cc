@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "atomics.h"
+#include "raw_syscall.h"
 
 namespace account {
 
@@ -37,12 +38,10 @@ bool put_decimal(char*& p, char* end, uint64_t v) {
 bool image_path(const char* dir, char* path, size_t cap) {
   char* p = path;
   char* end = path + cap - 1;
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
   bool ok = put_text(p, end, dir) && put_text(p, end, "/") &&
-            put_decimal(p, end, uint64_t(getpid())) && put_text(p, end, "-") &&
-            put_decimal(p, end, uint64_t(getppid())) && put_text(p, end, "-") &&
-            put_decimal(p, end, uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec));
+            put_decimal(p, end, uint64_t(raw_getpid())) && put_text(p, end, "-") &&
+            put_decimal(p, end, uint64_t(raw_getppid())) && put_text(p, end, "-") &&
+            put_decimal(p, end, monotonic_ns());
   *p = 0;
   return ok;
 }
@@ -70,12 +69,12 @@ void* map_file(int fd, size_t size, uint64_t offset) {
 // ACCOUNT_SAMPLE_MS=0, read before the settings are (the Region is mapped at
 // the first counted call, which may come before the shim's constructor).
 bool sampling_off() {
-  const char* v = getenv("ACCOUNT_SAMPLE_MS");
+  const char* v = find_env("ACCOUNT_SAMPLE_MS");
   return v && v[0] == '0' && v[1] == 0;
 }
 
 Region* map_in_file(ImagePlace* place) {
-  const char* dir = getenv(kRunDirVariable);
+  const char* dir = find_env(kRunDirVariable);
   if (!dir || !*dir) return nullptr;
   if (!image_path(dir, place->path, sizeof place->path)) return nullptr;
   int fd = open_image(place->path, O_CREAT | O_EXCL);

@@ -31,9 +31,8 @@ void publish_image_info() {
   id.start_realtime_ns = g_identity.start_realtime_ns;
   id.start_monotonic_ns = g_identity.start_monotonic_ns;
   copy_string(id.host, sizeof id.host, g_identity.host);
-  copy_string(id.exe, sizeof id.exe, g_identity.exe);
-  uncounted_copy(id.argv, g_identity.argv,
-                 g_identity.argv_len < sizeof id.argv ? g_identity.argv_len : sizeof id.argv);
+  id.exe_len = g_identity.exe_len;
+  copy_bytes(id.text, g_identity.text, g_identity.text_used());
   id.argv_len = g_identity.argv_len;
   id.argc = g_identity.argc;
   id.argv_truncated = g_identity.argv_truncated;

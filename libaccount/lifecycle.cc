@@ -11,6 +11,7 @@
 #include "counters.h"
 #include "image_file.h"
 #include "libc_copies.h"
+#include "raw_syscall.h"
 #include "real_copy.h"
 #include "timeline_store.h"
 
@@ -110,7 +111,7 @@ bool claim(uint32_t from, uint32_t to) {
 
 // Not a vfork child (or a _Fork child) borrowing this image's memory.
 bool own_image() {
-  return g_started && g_region && getpid() == g_identity.pid;
+  return g_started && g_region && raw_getpid() == g_identity.pid;
 }
 
 }  // namespace

@@ -60,7 +60,9 @@ void resolve() {
 
 constexpr size_t kArenaBytes = 16 * 1024;  // dlsym's own needs are a few hundred bytes
 constexpr size_t kHeader = 16;             // the block's size, kept just below it
-alignas(4096) ACCOUNT_LARGE_BSS unsigned char g_arena[kArenaBytes];
+// Only 16-aligned: a page-aligned array would page-align all of .bss and cost
+// the page ld.so already zeroes (alignment is computed on addresses below).
+alignas(16) ACCOUNT_LARGE_BSS unsigned char g_arena[kArenaBytes];
 size_t g_arena_used = 0;
 
 }  // namespace
@@ -99,7 +101,8 @@ void* bootstrap_alloc(size_t size, size_t alignment) {
   if (alignment > 4096 || (alignment & (alignment - 1)) != 0 || size > kArenaBytes) return nullptr;
   size_t used = __atomic_load_n(&g_arena_used, __ATOMIC_RELAXED);
   for (;;) {
-    size_t start = (used + kHeader + alignment - 1) & ~(alignment - 1);
+    auto base = reinterpret_cast<uintptr_t>(g_arena);
+    size_t start = ((base + used + kHeader + alignment - 1) & ~(alignment - 1)) - base;
     size_t end = start + ((size + 15) & ~size_t{15});
     if (end > kArenaBytes) return nullptr;
     if (__atomic_compare_exchange_n(&g_arena_used, &used, end, true, __ATOMIC_RELAXED,

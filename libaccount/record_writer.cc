@@ -112,15 +112,15 @@ void compose_record(TextBuffer& out, const RecordSource& src, const FinalFigures
   out.field_string(kKind, "process");
   out.field_int(kPid, id.pid);
   out.field_int(kPpid, id.ppid);
-  out.field_string(kExe, id.exe);
+  out.field_string(kExe, id.exe());
   out.key(kArgv);
   out.put('[');
   if (settings.record_argv) {
     size_t pos = 0;
     for (int i = 0; i < id.argc; ++i) {
-      size_t n = string_length(id.argv + pos);
+      size_t n = string_length(id.argv() + pos);
       if (i) out.put(',');
-      out.put_json_string(id.argv + pos, n);
+      out.put_json_string(id.argv() + pos, n);
       pos += n + 1;
     }
   }
@@ -231,7 +231,7 @@ void compose_summary(TextBuffer& out, const RecordSource& src, const FinalFigure
                      const Ending& ending) {
   const Identity& id = *src.identity;
   Totals t = sum_slots(src.region);
-  const char* name = id.argc > 0 ? id.argv : id.exe;
+  const char* name = id.argc > 0 ? id.argv() : id.exe();
   const char* slash = nullptr;
   for (const char* p = name; *p; ++p)
     if (*p == '/') slash = p;

@@ -24,6 +24,7 @@
 #include "backtrace.h"
 #include "counters.h"
 #include "lifecycle.h"
+#include "raw_syscall.h"
 #include "timeline_store.h"
 
 namespace account {
@@ -136,15 +137,6 @@ SamplerStart g_start;
 // __WCLONE wait sees it: the program's wait() never does.
 pid_t g_intermediate = 0;
 
-long raw_syscall3(long number, long a, long b, long c) {
-  long ret;
-  asm volatile("syscall"
-               : "=a"(ret)
-               : "a"(number), "D"(a), "S"(b), "d"(c)
-               : "rcx", "r11", "memory");
-  return ret;
-}
-
 // Until the target has lived one interval, or ended: whether a sampler is
 // needed at all. Most process images of a script live shorter than an
 // interval and write their own record; for them no sampler is forked.
@@ -152,7 +144,7 @@ bool sampler_needed(const SamplerStart& start) {
   pollfd p{start.pidfd, POLLIN, 0};
   int ms = int(g_settings.sample_ms);
   for (;;) {
-    long ready = raw_syscall3(SYS_poll, reinterpret_cast<long>(&p), 1, ms);
+    long ready = raw_syscall(SYS_poll, reinterpret_cast<long>(&p), 1, ms);
     if (image_recorded(load_relaxed(&start.region->image_state))) return false;
     if (ready != -EINTR) return true;  // ended without a record, or lived an interval
   }
@@ -162,16 +154,16 @@ int intermediate_main(void* arg) {
   const SamplerStart* start = static_cast<const SamplerStart*>(arg);
   // Named before the second clone, so the sampler is never seen as a copy of the
   // target (account run's tree sampling skips it by this name).
-  raw_syscall3(SYS_prctl, PR_SET_NAME, reinterpret_cast<long>("account-sampler"), 0);
+  raw_syscall(SYS_prctl, PR_SET_NAME, reinterpret_cast<long>("account-sampler"), 0);
   // Its own copy of the descriptor table: keep only the pidfd, so that a pipe
   // the target writes to ($(...) around it) closes when the target's end does.
   unsigned fd = unsigned(start->pidfd);
-  raw_syscall3(SYS_close_range, 0, long(fd) - 1, 0);
-  raw_syscall3(SYS_close_range, long(fd) + 1, long(~0u), 0);
+  raw_syscall(SYS_close_range, 0, long(fd) - 1, 0);
+  raw_syscall(SYS_close_range, long(fd) + 1, long(~0u), 0);
   if (!sampler_needed(*start)) return 0;
   // A fork-like clone (SIGCHLD, no other flag): from here the sampler has its
   // own copy of the memory, taken while the target runs on.
-  long sampler = raw_syscall3(SYS_clone, SIGCHLD, 0, 0);
+  long sampler = raw_syscall(SYS_clone, SIGCHLD, 0, 0);
   if (sampler == 0) {
     detach_thread_from_region();
     stop_backtraces_in_this_process();

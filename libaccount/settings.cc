@@ -7,26 +7,64 @@
 #include <unistd.h>
 
 #include "atomics.h"
+#include "raw_syscall.h"
 #include "real_copy.h"
 #include "text_buffer.h"
 #include "values.h"
 
 namespace account {
 
-Settings g_settings;
-ACCOUNT_LARGE_BSS Identity g_identity;
+ACCOUNT_SETTINGS_DATA Settings g_settings;
+ACCOUNT_IDENTITY_BSS Identity g_identity;
 
 void copy_string(char* dst, size_t cap, const char* src) {
   size_t n = string_length(src);
   if (n >= cap) n = cap - 1;
-  uncounted_copy(dst, src, n);
+  copy_bytes(dst, src, n);
   dst[n] = 0;
+}
+
+void copy_bytes(void* dst, const void* src, size_t n) {
+  auto* d = static_cast<char*>(dst);
+  auto* s = static_cast<const char*>(src);
+  for (size_t i = 0; i < n; ++i) d[i] = s[i];
+}
+
+void Identity::set_exe(const char* path, size_t len) {
+  if (len > kPathCapacity - 1) len = kPathCapacity - 1;
+  char* from = argv_storage();
+  char* to = text + len + 1;
+  // Overlap-safe: argv moves by the difference in exe's length.
+  if (to < from)
+    for (size_t i = 0; i < argv_len; ++i) to[i] = from[i];
+  else
+    for (size_t i = argv_len; i-- > 0;) to[i] = from[i];
+  copy_bytes(text, path, len);
+  text[len] = 0;
+  exe_len = uint32_t(len);
+}
+
+void Identity::set_argv(const char* nul_separated, size_t len) {
+  if (len > kArgvCapacity) len = kArgvCapacity;
+  copy_bytes(argv_storage(), nul_separated, len);
+  argv_len = len;
+}
+
+const char* find_env(const char* name) {
+  size_t len = string_length(name);
+  for (char** e = environ; e && *e; ++e) {
+    const char* v = *e;
+    size_t i = 0;
+    while (i < len && v[i] == name[i]) ++i;
+    if (i == len && v[i] == '=') return v + len + 1;
+  }
+  return nullptr;
 }
 
 void read_host_name(char* dst, size_t cap) {
   static_assert(sizeof(utsname::nodename) <= kHostCapacity);
   utsname names;
-  if (uname(&names) != 0) names.nodename[0] = 0;
+  if (raw_syscall(SYS_uname, long(&names)) != 0) names.nodename[0] = 0;
   copy_string(dst, cap, names.nodename);
 }
 
@@ -61,56 +99,56 @@ void warn(const char* a, const char* b, const char* c, const char* d, const char
 
 void load_settings() {
   Settings& s = g_settings;
-  if (const char* v = getenv("ACCOUNT_OUTPUT"); v && *v) {
+  if (const char* v = find_env("ACCOUNT_OUTPUT"); v && *v) {
     s.has_output = true;
     absolute_path(s.output, sizeof s.output, v);
   }
-  if (const char* v = getenv("ACCOUNT_TEST")) copy_string(s.test, sizeof s.test, v);
-  if (const char* v = getenv("ACCOUNT_OP")) copy_string(s.op, sizeof s.op, v);
+  if (const char* v = find_env("ACCOUNT_TEST")) copy_string(s.test, sizeof s.test, v);
+  if (const char* v = find_env("ACCOUNT_OP")) copy_string(s.op, sizeof s.op, v);
   uint64_t n;
   bool flag;
-  if (const char* v = getenv("ACCOUNT_SAMPLE_MS"); v && *v) {
+  if (const char* v = find_env("ACCOUNT_SAMPLE_MS"); v && *v) {
     if (parse_bounded(v, 0, 1000, &n))
       s.sample_ms = uint32_t(n);
     else
       warn("ACCOUNT_SAMPLE_MS=", v,
            " is not a whole number of milliseconds from 0 to 1000; using 5");
   }
-  if (const char* v = getenv("ACCOUNT_TIMELINE"); v && *v) {
+  if (const char* v = find_env("ACCOUNT_TIMELINE"); v && *v) {
     if (parse_flag(v, &flag))
       s.timeline = flag;
     else
       warn("ACCOUNT_TIMELINE=", v, " is not 0 or 1; using 0");
   }
-  if (const char* v = getenv("ACCOUNT_TIMELINE_POINTS"); v && *v) {
+  if (const char* v = find_env("ACCOUNT_TIMELINE_POINTS"); v && *v) {
     if (parse_bounded(v, 16, 65536, &n))
       s.timeline_points = uint32_t(n);
     else
       warn("ACCOUNT_TIMELINE_POINTS=", v,
            " is not a number of points from 16 to 65536; using 2048");
   }
-  if (const char* v = getenv("ACCOUNT_BACKTRACE_MIN"); v && *v) {
+  if (const char* v = find_env("ACCOUNT_BACKTRACE_MIN"); v && *v) {
     if (parse_size(v, &n) && n > 0)
       s.backtrace_min = n;
     else
       warn("ACCOUNT_BACKTRACE_MIN=", v,
            " is not a size such as 4096, 64K, 10M or 1G; backtraces stay off");
   }
-  if (const char* v = getenv("ACCOUNT_BACKTRACE_DEPTH"); v && *v) {
+  if (const char* v = find_env("ACCOUNT_BACKTRACE_DEPTH"); v && *v) {
     if (parse_bounded(v, 1, 256, &n))
       s.backtrace_depth = uint32_t(n);
     else
       warn("ACCOUNT_BACKTRACE_DEPTH=", v, " is not a number of frames from 1 to 256; using 32");
   }
-  if (const char* v = getenv("ACCOUNT_BACKTRACE_LOG"); v && *v)
+  if (const char* v = find_env("ACCOUNT_BACKTRACE_LOG"); v && *v)
     absolute_path(s.backtrace_log, sizeof s.backtrace_log, v);
-  if (const char* v = getenv("ACCOUNT_LIBC_COPIES"); v && *v) {
+  if (const char* v = find_env("ACCOUNT_LIBC_COPIES"); v && *v) {
     if (parse_flag(v, &flag))
       s.libc_copies = flag;
     else
       warn("ACCOUNT_LIBC_COPIES=", v, " is not 0 or 1; using 1");
   }
-  if (const char* v = getenv("ACCOUNT_ARGV"); v && *v) {
+  if (const char* v = find_env("ACCOUNT_ARGV"); v && *v) {
     if (parse_flag(v, &flag))
       s.record_argv = flag;
     else
@@ -120,21 +158,23 @@ void load_settings() {
 
 void capture_identity(int argc, char** argv) {
   Identity& id = g_identity;
-  id.pid = getpid();
-  id.ppid = getppid();
+  id.pid = raw_getpid();
+  id.ppid = raw_getppid();
   read_host_name(id.host, sizeof id.host);
-  ssize_t n = readlink("/proc/self/exe", id.exe, sizeof id.exe - 1);
-  id.exe[n > 0 ? n : 0] = 0;
+  // Straight into place: argv is not set yet.
+  long n = raw_readlink("/proc/self/exe", id.text, kPathCapacity - 1);
+  id.exe_len = uint32_t(n > 0 ? n : 0);
+  id.text[id.exe_len] = 0;
   id.argc = argc;
   size_t len = 0;
   for (int i = 0; argv && i < argc && argv[i]; ++i) {
     size_t arg = string_length(argv[i]) + 1;
-    if (len + arg > sizeof id.argv) {
+    if (len + arg > kArgvCapacity) {
       id.argv_truncated = true;
       id.argc = i;
       break;
     }
-    uncounted_copy(id.argv + len, argv[i], arg);
+    copy_bytes(id.argv_storage() + len, argv[i], arg);
     len += arg;
   }
   id.argv_len = len;
@@ -146,21 +186,17 @@ void mark_image_start() {
 }
 
 void restart_identity_after_fork() {
-  g_identity.pid = getpid();
-  g_identity.ppid = getppid();
+  g_identity.pid = raw_getpid();
+  g_identity.ppid = raw_getppid();
   mark_image_start();
 }
 
 uint64_t realtime_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+  return raw_clock_ns(CLOCK_REALTIME);
 }
 
 uint64_t monotonic_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+  return raw_clock_ns(CLOCK_MONOTONIC);
 }
 
 }  // namespace account

@@ -31,17 +31,31 @@ struct Settings {
   char backtrace_log[kPathCapacity] = {};  // absolute; "" = no log; "%p" expanded
 };
 
+// The program and its arguments are packed into one buffer, exe first and
+// argv right after it: a short command line then lies on the same page as the
+// scalars, both in the shim and in an image file (a page a start writes is a
+// page fault).
 struct Identity {
   pid_t pid = 0;
   pid_t ppid = 0;
   uint64_t start_realtime_ns = 0;
   uint64_t start_monotonic_ns = 0;
-  size_t argv_len = 0;
+  size_t argv_len = 0;  // bytes of argv, NULs included; at most kArgvCapacity
   int argc = 0;
   bool argv_truncated = false;
-  char host[kHostCapacity] = {};  // the machine's name (uname -n)
-  char exe[kPathCapacity] = {};
-  char argv[kArgvCapacity] = {};  // NUL-separated
+  uint32_t exe_len = 0;                           // exe's length without its NUL
+  char host[kHostCapacity] = {};                  // the machine's name (uname -n)
+  char text[kPathCapacity + kArgvCapacity] = {};  // exe, NUL, argv (NUL-separated)
+
+  const char* exe() const { return text; }
+  const char* argv() const { return text + exe_len + 1; }
+  char* argv_storage() { return text + exe_len + 1; }
+  // Bytes of text in use: what a copy of the identity must carry.
+  size_t text_used() const { return exe_len + 1 + argv_len; }
+  // Sets exe (at most kPathCapacity - 1 bytes), moving any argv behind it.
+  void set_exe(const char* path, size_t len);
+  // Sets argv from NUL-separated bytes (at most kArgvCapacity).
+  void set_argv(const char* nul_separated, size_t len);
 };
 
 extern Settings g_settings;
@@ -62,6 +76,11 @@ void read_host_name(char* dst, size_t cap);
 
 // Copies the string src into dst (at most cap - 1 bytes, always terminated).
 void copy_string(char* dst, size_t cap, const char* src);
+// A short copy the shim makes for itself at start or end: a byte loop, so it
+// neither counts nor touches libc's copy routines (raw_syscall.h says why).
+void copy_bytes(void* dst, const void* src, size_t n);
+// getenv(3) by a walk over environ: async-signal-safe, and no libc code touched.
+const char* find_env(const char* name);
 
 uint64_t realtime_ns();
 uint64_t monotonic_ns();

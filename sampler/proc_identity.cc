@@ -32,16 +32,16 @@ void read_identity(pid_t pid, const CpuAndExit& stat, Identity* id) {
   read_host_name(id->host, sizeof id->host);
   id->start_realtime_ns = realtime_of_boot_ticks(stat.start_ticks);
   std::string proc = "/proc/" + std::to_string(pid);
-  ssize_t n = readlink((proc + "/exe").c_str(), id->exe, sizeof id->exe - 1);
-  id->exe[n > 0 ? n : 0] = 0;
+  char exe[kPathCapacity];
+  ssize_t n = readlink((proc + "/exe").c_str(), exe, sizeof exe - 1);
+  id->set_exe(exe, n > 0 ? size_t(n) : 0);
   std::string cmdline = read_proc_text(proc + "/cmdline");  // NUL-separated, as Identity keeps it
-  if (cmdline.size() > sizeof id->argv) {
-    cmdline.resize(sizeof id->argv);
+  if (cmdline.size() > kArgvCapacity) {
+    cmdline.resize(kArgvCapacity);
     cmdline.back() = 0;
     id->argv_truncated = true;
   }
-  std::memcpy(id->argv, cmdline.data(), cmdline.size());
-  id->argv_len = cmdline.size();
+  id->set_argv(cmdline.data(), cmdline.size());
   id->argc = 0;
   for (char c : cmdline) id->argc += c == 0;
 }

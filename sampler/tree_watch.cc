@@ -54,14 +54,12 @@ class Watcher : public TreeObserver {
       // only its name may be left.
       auto parent = images_.find(w.cpu.ppid);
       if (exec || parent == images_.end() || !parent->second.info) {
-        copy_string(id.argv, sizeof id.argv, w.cpu.comm);
-        id.argv_len = std::strlen(id.argv) + 1;
+        id.set_argv(w.cpu.comm, std::strlen(w.cpu.comm) + 1);
         id.argc = 1;
       } else {
         const Identity& from = parent->second.info->identity;
-        if (!id.exe[0]) std::memcpy(id.exe, from.exe, sizeof id.exe);
-        std::memcpy(id.argv, from.argv, from.argv_len);
-        id.argv_len = from.argv_len;
+        if (!id.exe_len) id.set_exe(from.exe(), from.exe_len);
+        id.set_argv(from.argv(), from.argv_len);
         id.argc = from.argc;
       }
     }
@@ -77,7 +75,7 @@ class Watcher : public TreeObserver {
     }
     if (pid == request_.pid && !exec) {
       root_start_ns_ = id.start_realtime_ns;
-      const char* a = id.argv;
+      const char* a = id.argv();
       for (int i = 0; i < id.argc; ++i, a += std::strlen(a) + 1) root_argv_.emplace_back(a);
     }
     census_.found(pid, w.cpu, id.start_realtime_ns >= watch_start_ns_);

@@ -39,7 +39,7 @@ struct Image {
     id.ppid = 4200;
     id.start_realtime_ns = 1796021730654686804ull;
     copy_string(id.host, sizeof id.host, "build-7.example.org");
-    copy_string(id.exe, sizeof id.exe, "/usr/bin/git");
+    id.set_exe("/usr/bin/git", 12);
     set_argv({"git", "add", "."});
     copy_string(settings->test, sizeof settings->test, "zero_small");
     copy_string(settings->op, sizeof settings->op, "add files");
@@ -68,13 +68,9 @@ struct Image {
 
   void set_argv(const std::vector<std::string>& args) {
     Identity& id = *identity;
-    size_t pos = 0;
-    for (const std::string& a : args) {
-      memcpy(id.argv + pos, a.data(), a.size());
-      id.argv[pos + a.size()] = 0;
-      pos += a.size() + 1;
-    }
-    id.argv_len = pos;
+    std::string packed;
+    for (const std::string& a : args) packed.append(a).push_back('\0');
+    id.set_argv(packed.data(), packed.size());
     id.argc = int(args.size());
   }
 
@@ -376,7 +372,8 @@ TEST(SchemaRoundTrip, ArgvAndLabelsSurviveEscaping) {
       "/*{\"json\":[1,2]}*/",
   };
   image.set_argv(argv);
-  copy_string(image.identity->exe, sizeof image.identity->exe, "/opt/my \"app\"/bin/run\xC3\xA9");
+  std::string exe = "/opt/my \"app\"/bin/run\xC3\xA9";
+  image.identity->set_exe(exe.data(), exe.size());  // after argv: moves it
   copy_string(image.settings->test, sizeof image.settings->test, "t\"e\\st\n\xE2\x9C\x93");
   copy_string(image.settings->op, sizeof image.settings->op,
               "op\twith\x02"
