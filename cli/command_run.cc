@@ -266,7 +266,7 @@ void linger(TreeSampler& tree, const RunOptions& o, const std::string& path, Run
     tree.handle_ended();
     if (ticker.due()) tree.tick();
   }
-  tree.remove_image_dir();
+  tree.empty_image_dir();  // counts what it finds: before the tree record
   r.tree_end_ns = std::max(r.end_ns, tree.last_end_ns());
   r.processes = tree.processes_seen();
   r.peaks = tree.peaks();
@@ -274,6 +274,8 @@ void linger(TreeSampler& tree, const RunOptions& o, const std::string& path, Run
     unlink(path.c_str());
   else if (std::string err = write_tree_record(path, tree_record(o, r, run)); !err.empty())
     fmt::print(stderr, "account: cannot write the tree record to {}: {}\n", path, err);
+  // Last: the directory's end tells that the record file is complete.
+  tree.remove_image_dir();
   _exit(0);
 }
 

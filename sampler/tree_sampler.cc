@@ -479,6 +479,11 @@ size_t TreeSampler::running_images() const {
 }
 
 void TreeSampler::remove_image_dir() {
+  empty_image_dir();
+  if (!image_dir_.empty()) rmdir(image_dir_.c_str());
+}
+
+void TreeSampler::empty_image_dir() {
   if (image_dir_.empty()) return;
   while (!images_.empty()) forget_image(images_.begin()->second.get());
   for (auto& [pid, p] : procs_) p->images.clear();
@@ -499,7 +504,6 @@ void TreeSampler::remove_image_dir() {
     }
     closedir(dir);
   }
-  rmdir(image_dir_.c_str());
 }
 
 std::vector<pid_t> children_of(pid_t pid) {

@@ -89,6 +89,9 @@ class TreeSampler {
   bool owns_descriptor(int fd) const;
   /// Removes the image directory and whatever is left in it.
   void remove_image_dir();
+  /// Removes what is left in the image directory (counting the records lost)
+  /// and keeps the directory.
+  void empty_image_dir();
 
   /// account watch --tree: the root itself is sampled too, every process
   /// once seen stays watched (and its children walked) after it leaves the
