@@ -334,9 +334,12 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   };
   bool killed_after = false;
   for (;;) {
-    pollfd fds[3] = {{tree.wait_fd(), POLLIN, 0}, {signals.fd(), POLLIN, 0}, {child_fd, POLLIN, 0}};
-    poll(fds, child_fd >= 0 ? 3 : 2, ticker.timeout_ms());
-    if (fds[2].revents & POLLIN) r.end_ns = realtime_ns();
+    // Not woken by every process of the tree that ends (tree.wait_fd()): a
+    // script of short commands would wake this process, on the other core,
+    // at every one of them. An ended process waits for the next tick.
+    pollfd fds[2] = {{signals.fd(), POLLIN, 0}, {child_fd, POLLIN, 0}};
+    poll(fds, child_fd >= 0 ? 2 : 1, ticker.timeout_ms());
+    if (fds[1].revents & POLLIN) r.end_ns = realtime_ns();
     pass_on_signals();
     if (ticker.due()) tree.tick();
     tree.handle_ended();  // before reaping: a zombie still says how it died
