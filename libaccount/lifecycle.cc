@@ -37,15 +37,11 @@ void on_exit_handler(int status, void*) {
 // and leave no record. Held, the signal arrives once the sampler watches.
 class SignalsHeld {
  public:
-  SignalsHeld() {
-    sigset_t all;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &saved_);
-  }
-  ~SignalsHeld() { pthread_sigmask(SIG_SETMASK, &saved_, nullptr); }
+  SignalsHeld() { raw_block_signals(&saved_); }
+  ~SignalsHeld() { raw_restore_signals(&saved_); }
 
  private:
-  sigset_t saved_;
+  uint64_t saved_;
 };
 
 // Under account run the image file is watched by the tree sampler; standalone,
@@ -94,13 +90,13 @@ namespace {
 
 void collect_final_figures(FinalFigures& f) {
   rusage usage;
-  if (getrusage(RUSAGE_SELF, &usage) == 0) {
+  if (raw_getrusage(RUSAGE_SELF, &usage) == 0) {
     f.cpu_user_ns = timeval_ns(usage.ru_utime);
     f.cpu_sys_ns = timeval_ns(usage.ru_stime);
   }
   int fd = open_proc_file(0, "status");
   read_status(fd, &f.peaks, &f.last);
-  if (fd >= 0) close(fd);
+  if (fd >= 0) raw_close(fd);
   f.end_realtime_ns = realtime_ns();  // as late as the record allows
 }
 
@@ -125,9 +121,8 @@ void finish(const Ending& ending) {
   // mask back for the new program. SIGKILL cannot be held: while the state
   // says kWriting, a sampler that finds the image dead writes the record
   // unless it is already in the output.
-  sigset_t all, saved;
-  sigfillset(&all);
-  pthread_sigmask(SIG_BLOCK, &all, &saved);
+  uint64_t saved;
+  raw_block_signals(&saved);
   if (claim(kRunning, kWriting)) {
     FinalFigures f;
     collect_final_figures(f);
@@ -141,7 +136,7 @@ void finish(const Ending& ending) {
   }
   if (ending.kind == EndKind::kExec) {
     reap_sampler_starter();
-    pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+    raw_restore_signals(&saved);
   }
 }
 

@@ -14,6 +14,7 @@
 #include "counters.h"
 #include "libc_copies.h"
 #include "next_allocator.h"
+#include "raw_syscall.h"
 #include "record_keys.h"
 #include "timeline_store.h"
 
@@ -69,17 +70,20 @@ void expand_output_path(const Settings& settings, int pid, char* path, uint64_t 
   path[out.size()] = 0;
 }
 
+// The descriptor, or -errno. Raw system calls: see raw_syscall.h.
 int open_output(const char* path) {
   int fd;
   // Read-write so the last byte can be checked; write-only where reading is not allowed.
   constexpr int kFlags = O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY;
-  do fd = open(path, O_RDWR | kFlags, 0600);
-  while (fd < 0 && errno == EINTR);
-  if (fd < 0 && errno == EACCES) {
-    do fd = open(path, O_WRONLY | kFlags, 0600);
-    while (fd < 0 && errno == EINTR);
+  do fd = raw_open(path, O_RDWR | kFlags, 0600);
+  while (fd == -EINTR);
+  if (fd == -EACCES) {
+    do fd = raw_open(path, O_WRONLY | kFlags, 0600);
+    while (fd == -EINTR);
   }
-  return fd_above_stdio(fd);
+  if (fd < 0) return fd;
+  fd = fd_above_stdio(fd);
+  return fd < 0 ? -EMFILE : fd;
 }
 
 void put_mib(TextBuffer& out, uint64_t bytes) {
@@ -269,15 +273,14 @@ int append_record(const Settings& settings, int pid, const char* data, uint64_t 
                   uint64_t path_cap) {
   expand_output_path(settings, pid, path, path_cap);
   int fd = open_output(path);
-  if (fd < 0) return errno;
+  if (fd < 0) return -fd;
   // A writer that died mid-line (another tool, a full disk) left the file
   // without its final newline: start on a line of our own rather than glue our
   // record to the broken one. One writev keeps the append a single operation.
   // The check and the write happen under an exclusive flock, or a writer
   // could see another's record half-copied and add a needless blank line.
   // Bounded: a lock held elsewhere for more than a second is ignored.
-  for (int i = 0; len > 0 && i < 1000 && flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-       ++i) {
+  for (int i = 0; len > 0 && i < 1000 && raw_flock(fd, LOCK_EX | LOCK_NB) == -EWOULDBLOCK; ++i) {
     timespec pause = {0, 1000000};
     nanosleep(&pause, nullptr);
   }
@@ -285,20 +288,20 @@ int append_record(const Settings& settings, int pid, const char* data, uint64_t 
   iovec parts[2] = {{&newline, 0}, {const_cast<char*>(data), len}};
   struct stat st;
   char last;
-  if (len > 0 && fstat(fd, &st) == 0 && st.st_size > 0 &&
-      pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n')
+  if (len > 0 && raw_fstat(fd, &st) == 0 && st.st_size > 0 &&
+      raw_pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n')
     parts[0].iov_len = 1;
   int err = 0;
-  ssize_t n;
+  long n;
   // The start-up check writes nothing: write(2) still reports a full device
   // (/dev/full), where writev of nothing would not even ask.
-  do n = len == 0 ? write(fd, data, 0) : writev(fd, parts, 2);
-  while (n < 0 && errno == EINTR);
+  do n = len == 0 ? raw_write(fd, data, 0) : raw_writev(fd, parts, 2);
+  while (n == -EINTR);
   if (n < 0)
-    err = errno;
+    err = int(-n);
   else if (uint64_t(n) != len + parts[0].iov_len)
     err = ENOSPC;
-  close(fd);
+  raw_close(fd);
   return err;
 }
 

@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "raw_syscall.h"
+
 namespace account {
 
 namespace {
@@ -73,7 +75,7 @@ ssize_t pread_text(int fd, char* buf, size_t cap) {
   if (fd < 0 || cap == 0) return -1;
   size_t len = 0;
   while (len + 1 < cap) {
-    ssize_t n = pread(fd, buf + len, cap - 1 - len, static_cast<off_t>(len));
+    long n = raw_pread(fd, buf + len, cap - 1 - len, static_cast<off_t>(len));
     if (n < 0) return -1;
     if (n == 0) break;
     len += size_t(n);
@@ -183,14 +185,15 @@ int open_proc_file(pid_t pid, const char* name) {
   *p++ = '/';
   while (*name && p < path + sizeof(path) - 1) *p++ = *name++;
   *p = 0;
-  return fd_above_stdio(open(path, O_RDONLY | O_CLOEXEC));
+  int fd = raw_open(path, O_RDONLY | O_CLOEXEC);
+  return fd_above_stdio(fd < 0 ? -1 : fd);
 }
 
 int fd_above_stdio(int fd) {
   if (fd < 0 || fd > 2) return fd;
-  int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-  close(fd);
-  return high;
+  int high = raw_dup_above(fd, 3);
+  raw_close(fd);
+  return high < 0 ? -1 : high;
 }
 
 bool read_statm(int fd, MemoryNow* out) {

@@ -1,5 +1,4 @@
-// settings.cc as a unit: the environment walk, the packed identity and the raw
-// system calls the shim makes at start and end instead of glibc's wrappers.
+// settings.cc as a unit: the environment walk and the packed identity.
 #include "settings.h"
 
 #include <gtest/gtest.h>
@@ -9,8 +8,6 @@
 
 #include <cerrno>
 #include <string>
-
-#include "raw_syscall.h"
 
 namespace account {
 namespace {
@@ -67,33 +64,20 @@ TEST(PackedIdentity, CapacitiesAreKeptWhateverTheOtherUses) {
   EXPECT_EQ(id.exe()[kPathCapacity - 1], 0);
 }
 
-TEST(RawSyscall, AnswersAsTheLibcWrappers) {
-  EXPECT_EQ(raw_getpid(), getpid());
-  EXPECT_EQ(raw_getppid(), getppid());
-  char link[256] = {};
-  long n = raw_readlink("/proc/self/exe", link, sizeof link - 1);
-  char expected[256] = {};
-  ASSERT_GT(readlink("/proc/self/exe", expected, sizeof expected - 1), 0);
-  EXPECT_EQ(n, long(std::string(expected).size()));
-  EXPECT_STREQ(link, expected);
-  errno = 0;
-  EXPECT_EQ(raw_readlink("/no/such/link", link, sizeof link), -ENOENT);
-  EXPECT_EQ(errno, 0);  // errno is the program's: never written
-}
-
-TEST(RawSyscall, ClocksAgreeWithTheVdso) {
-  for (clockid_t clock : {CLOCK_REALTIME, CLOCK_MONOTONIC}) {
-    timespec before, after;
-    clock_gettime(clock, &before);
-    uint64_t raw = raw_clock_ns(clock);
-    clock_gettime(clock, &after);
-    auto ns = [](const timespec& t) { return uint64_t(t.tv_sec) * 1000000000ull + t.tv_nsec; };
-    // Read between two vDSO readings of the same clock.
-    EXPECT_LE(ns(before), raw);
-    EXPECT_LE(raw, ns(after));
-  }
-  uint64_t first = monotonic_ns();  // the shim's clock is the raw one
-  EXPECT_LE(first, raw_clock_ns(CLOCK_MONOTONIC));
+TEST(Clocks, TheShimsClocksAreTheSystemsClocks) {
+  auto ns = [](clockid_t c) {
+    timespec t;
+    clock_gettime(c, &t);
+    return uint64_t(t.tv_sec) * 1000000000ull + uint64_t(t.tv_nsec);
+  };
+  uint64_t before = ns(CLOCK_MONOTONIC), mono = monotonic_ns(), after = ns(CLOCK_MONOTONIC);
+  EXPECT_LE(before, mono);
+  EXPECT_LE(mono, after);
+  before = ns(CLOCK_REALTIME);
+  uint64_t real = realtime_ns();
+  after = ns(CLOCK_REALTIME);
+  EXPECT_LE(before, real);
+  EXPECT_LE(real, after);
 }
 
 }  // namespace

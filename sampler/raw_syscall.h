@@ -12,10 +12,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -61,6 +65,57 @@ inline uint64_t raw_clock_ns(clockid_t clock) {
   timespec ts{};
   raw_syscall(SYS_clock_gettime, long(clock), long(&ts));
   return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+// open(2) and the calls on its descriptor, each returning what the kernel
+// does (-errno on failure). EINTR is the caller's to retry.
+inline int raw_open(const char* path, int flags, mode_t mode = 0) {
+  return int(raw_syscall(SYS_openat, long(AT_FDCWD), long(path), long(flags), long(mode)));
+}
+
+inline int raw_close(int fd) {
+  return int(raw_syscall(SYS_close, long(fd)));
+}
+
+inline long raw_pread(int fd, void* buf, size_t n, off_t at) {
+  return raw_syscall(SYS_pread64, long(fd), long(buf), long(n), long(at));
+}
+
+inline long raw_write(int fd, const void* buf, size_t n) {
+  return raw_syscall(SYS_write, long(fd), long(buf), long(n));
+}
+
+inline long raw_writev(int fd, const iovec* parts, int count) {
+  return raw_syscall(SYS_writev, long(fd), long(parts), long(count));
+}
+
+inline int raw_flock(int fd, int operation) {
+  return int(raw_syscall(SYS_flock, long(fd), long(operation)));
+}
+
+// fstat(2): the kernel's struct stat is glibc's on the 64-bit ABIs.
+inline int raw_fstat(int fd, struct stat* st) {
+  return int(raw_syscall(SYS_fstat, long(fd), long(st)));
+}
+
+inline int raw_dup_above(int fd, int lowest) {
+  return int(raw_syscall(SYS_fcntl, long(fd), long(F_DUPFD_CLOEXEC), long(lowest)));
+}
+
+inline int raw_getrusage(int who, rusage* usage) {
+  return int(raw_syscall(SYS_getrusage, long(who), long(usage)));
+}
+
+// Blocks every signal but glibc's two internal ones (SIGCANCEL, SIGSETXID:
+// 32 and 33), as pthread_sigmask with a sigfillset set does; *saved gets the
+// mask before. The kernel's sigset is 8 bytes.
+inline void raw_block_signals(uint64_t* saved) {
+  uint64_t all = ~((uint64_t(1) << 31) | (uint64_t(1) << 32));
+  raw_syscall(SYS_rt_sigprocmask, long(SIG_BLOCK), long(&all), long(saved), 8);
+}
+
+inline void raw_restore_signals(const uint64_t* saved) {
+  raw_syscall(SYS_rt_sigprocmask, long(SIG_SETMASK), long(saved), 0, 8);
 }
 
 // readlink(2): the length read, or -errno.
