@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -506,29 +507,47 @@ void TreeSampler::empty_image_dir() {
   }
 }
 
+namespace {
+
+// "123 456 " without a stream: this runs for every process at every tick.
+void add_children(const std::string& children_file, std::vector<pid_t>* out) {
+  std::string text = read_proc_text(children_file);
+  pid_t child = 0;
+  bool in_number = false;
+  for (char c : text) {
+    if (c >= '0' && c <= '9') {
+      child = child * 10 + (c - '0');
+      in_number = true;
+    } else if (in_number) {
+      out->push_back(child);
+      child = 0;
+      in_number = false;
+    }
+  }
+  if (in_number) out->push_back(child);
+}
+
+}  // namespace
+
 std::vector<pid_t> children_of(pid_t pid) {
   std::vector<pid_t> out;
   std::string task_dir = "/proc/" + std::to_string(pid) + "/task";
+  // procfs counts a process's threads in its task directory's links (two
+  // plus one a thread): one stat tells a single-threaded process, whose only
+  // children file is its main thread's, from one whose threads must be listed.
+  // (A leader that left by pthread_exit with one thread left is read as
+  // single-threaded: that thread's children are found by their image files.)
+  struct stat st;
+  if (stat(task_dir.c_str(), &st) != 0) return out;
+  if (st.st_nlink == 3) {
+    add_children(task_dir + "/" + std::to_string(pid) + "/children", &out);
+    return out;
+  }
   DIR* dir = opendir(task_dir.c_str());
   if (!dir) return out;
-  while (dirent* e = readdir(dir)) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    // "123 456 " without a stream: this runs for every process at every tick.
-    std::string text = read_proc_text(task_dir + "/" + e->d_name + "/children");
-    pid_t child = 0;
-    bool in_number = false;
-    for (char c : text) {
-      if (c >= '0' && c <= '9') {
-        child = child * 10 + (c - '0');
-        in_number = true;
-      } else if (in_number) {
-        out.push_back(child);
-        child = 0;
-        in_number = false;
-      }
-    }
-    if (in_number) out.push_back(child);
-  }
+  while (dirent* e = readdir(dir))
+    if (e->d_name[0] >= '0' && e->d_name[0] <= '9')
+      add_children(task_dir + "/" + e->d_name + "/children", &out);
   closedir(dir);
   return out;
 }

@@ -1,7 +1,15 @@
 // account run's tree record: concurrent peaks of the summed tree.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <condition_variable>
 #include <filesystem>
+#include <mutex>
+#include <thread>
+#include <vector>
 
 #include "records.h"
 #include "run_program.h"
@@ -47,6 +55,55 @@ TEST(TreeSampling, AnImageEndedBeforeTheFirstTickIsCounted) {
   EXPECT_EQ(tree.processes_seen(), 1u);
   EXPECT_EQ(tree.live_processes(), 0u);
   EXPECT_EQ(tree.records_written(), 0u);  // its record is its own, not the sampler's
+}
+
+// A child of the main thread and a child forked by another thread: both are
+// children of the process, whether it has one thread or two.
+TEST(TreeChildren, OfTheMainThreadAndOfAnotherThread) {
+  auto sleeper = [] {
+    pid_t pid = fork();
+    if (pid == 0) {
+      pause();
+      _exit(0);
+    }
+    return pid;
+  };
+  auto sorted = [](std::vector<pid_t> v) {
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  pid_t first = sleeper();
+  ASSERT_GT(first, 0);
+  EXPECT_EQ(children_of(getpid()), std::vector<pid_t>{first});  // one thread: one file read
+  pid_t second = 0;
+  std::mutex m;
+  std::condition_variable cv;
+  bool forked = false, done = false;
+  std::thread other([&] {
+    std::unique_lock<std::mutex> lock(m);
+    second = sleeper();
+    forked = true;
+    cv.notify_all();
+    cv.wait(lock, [&] { return done; });  // alive while the children are read
+  });
+  {
+    std::unique_lock<std::mutex> lock(m);
+    cv.wait(lock, [&] { return forked; });
+  }
+  ASSERT_GT(second, 0);
+  EXPECT_EQ(sorted(children_of(getpid())), sorted({first, second}));
+  {
+    std::lock_guard<std::mutex> lock(m);
+    done = true;
+  }
+  cv.notify_all();
+  other.join();
+  for (pid_t c : {first, second}) {
+    kill(c, SIGKILL);
+    waitpid(c, nullptr, 0);
+  }
+  EXPECT_TRUE(children_of(getpid()).empty());
+  EXPECT_TRUE(children_of(999999999).empty());  // no such process
 }
 
 TEST(TreeSampling, ConcurrentChildrenAddUp) {
