@@ -19,16 +19,6 @@
 
 namespace account {
 
-namespace {
-
-uint64_t realtime_now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
-
-}  // namespace
-
 std::optional<WatchOutcome> watch_process(const WatchRequest& request, std::string* error) {
   ProcReader& proc = system_proc();
   int pidfd = int(syscall(SYS_pidfd_open, request.pid, 0));

@@ -58,6 +58,12 @@ uint64_t monotonic_now_ns() {
   return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
 }
 
+uint64_t realtime_now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
 Ticker::Ticker(uint32_t interval_ms, bool at_once)
     : interval_ns_(uint64_t(interval_ms ? interval_ms : 1) * 1000000ull),
       next_ns_(monotonic_now_ns() + (at_once ? 0 : interval_ns_)) {}

@@ -67,5 +67,6 @@ class Ticker {
 };
 
 uint64_t monotonic_now_ns();
+uint64_t realtime_now_ns();
 
 }  // namespace account

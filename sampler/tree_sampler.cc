@@ -288,12 +288,6 @@ void TreeSampler::tick() {
 
 namespace {
 
-uint64_t realtime_now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
-
 // The image file's name holds its start on CLOCK_MONOTONIC.
 uint64_t realtime_of_monotonic(uint64_t monotonic_ns) {
   uint64_t now_mono = monotonic_now_ns(), now_real = realtime_now_ns();

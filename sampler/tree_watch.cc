@@ -25,12 +25,6 @@ namespace account {
 
 namespace {
 
-uint64_t realtime_now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
-
 // Writes the record of every process image of the tree as it ends.
 class Watcher : public TreeObserver {
  public:
