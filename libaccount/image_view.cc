@@ -32,7 +32,7 @@ void publish_image_info() {
   id.start_monotonic_ns = g_identity.start_monotonic_ns;
   copy_string(id.host, sizeof id.host, g_identity.host);
   id.exe_len = g_identity.exe_len;
-  copy_bytes(id.text, g_identity.text, g_identity.text_used());
+  bootstrap_move(id.text, g_identity.text, g_identity.text_used());
   id.argv_len = g_identity.argv_len;
   id.argc = g_identity.argc;
   id.argv_truncated = g_identity.argv_truncated;

@@ -30,8 +30,10 @@ inline bool real_copy_ready() {
          resolve_real_copy();
 }
 
-// Overlap-safe byte copy for the bootstrap window; never turned into a memmove
-// call (the shim is built with -fno-tree-loop-distribute-patterns).
+// Overlap-safe byte copy for the bootstrap window, and for the shim's own short
+// copies at start and end (never counted, and no page of libc's copy routines
+// touched: raw_syscall.h says why); never turned into a memmove call (the shim
+// is built with -fno-tree-loop-distribute-patterns).
 void* bootstrap_move(void* dst, const void* src, size_t n);
 
 // A copy the shim makes for itself: never counted.

@@ -20,33 +20,21 @@ ACCOUNT_IDENTITY_BSS Identity g_identity;
 void copy_string(char* dst, size_t cap, const char* src) {
   size_t n = string_length(src);
   if (n >= cap) n = cap - 1;
-  copy_bytes(dst, src, n);
+  bootstrap_move(dst, src, n);
   dst[n] = 0;
-}
-
-void copy_bytes(void* dst, const void* src, size_t n) {
-  auto* d = static_cast<char*>(dst);
-  auto* s = static_cast<const char*>(src);
-  for (size_t i = 0; i < n; ++i) d[i] = s[i];
 }
 
 void Identity::set_exe(const char* path, size_t len) {
   if (len > kPathCapacity - 1) len = kPathCapacity - 1;
-  char* from = argv_storage();
-  char* to = text + len + 1;
-  // Overlap-safe: argv moves by the difference in exe's length.
-  if (to < from)
-    for (size_t i = 0; i < argv_len; ++i) to[i] = from[i];
-  else
-    for (size_t i = argv_len; i-- > 0;) to[i] = from[i];
-  copy_bytes(text, path, len);
+  bootstrap_move(text + len + 1, argv_storage(), argv_len);  // by exe's change in length
+  bootstrap_move(text, path, len);
   text[len] = 0;
   exe_len = uint32_t(len);
 }
 
 void Identity::set_argv(const char* nul_separated, size_t len) {
   if (len > kArgvCapacity) len = kArgvCapacity;
-  copy_bytes(argv_storage(), nul_separated, len);
+  bootstrap_move(argv_storage(), nul_separated, len);
   argv_len = len;
 }
 
@@ -174,7 +162,7 @@ void capture_identity(int argc, char** argv) {
       id.argc = i;
       break;
     }
-    copy_bytes(id.argv_storage() + len, argv[i], arg);
+    bootstrap_move(id.argv_storage() + len, argv[i], arg);
     len += arg;
   }
   id.argv_len = len;

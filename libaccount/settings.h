@@ -76,9 +76,6 @@ void read_host_name(char* dst, size_t cap);
 
 // Copies the string src into dst (at most cap - 1 bytes, always terminated).
 void copy_string(char* dst, size_t cap, const char* src);
-// A short copy the shim makes for itself at start or end: a byte loop, so it
-// neither counts nor touches libc's copy routines (raw_syscall.h says why).
-void copy_bytes(void* dst, const void* src, size_t n);
 // getenv(3) by a walk over environ: async-signal-safe, and no libc code touched.
 const char* find_env(const char* name);
 
