@@ -134,10 +134,8 @@ void finish(const Ending& ending) {
     __atomic_store_n(&g_region->image_state,
                      ending.kind == EndKind::kExec ? kExecPending : kRecorded, __ATOMIC_RELEASE);
   }
-  if (ending.kind == EndKind::kExec) {
-    reap_sampler_starter();
-    raw_restore_signals(&saved);
-  }
+  reap_sampler_starter();
+  if (ending.kind == EndKind::kExec) raw_restore_signals(&saved);
 }
 
 bool record_pending() {

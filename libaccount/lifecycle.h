@@ -21,9 +21,10 @@ void before_exec(bool likely_to_succeed);
 // Starts the sampler process of this image (no-op when ACCOUNT_SAMPLE_MS=0)
 // without waiting for it: the clone that forks it runs beside the image.
 void start_sampler();
-// Waits for that clone (it lives microseconds): before exec, so that the new
-// program inherits no child it did not make. Until then it is a child with no
-// exit signal, which the program's wait() never sees.
+// Ends and reaps that clone once the record is written: before exec, so that
+// the new program inherits no child it did not make, and before exit, so that
+// the image's memory is torn down by the image. Until then it is a child with
+// no exit signal, which the program's wait() never sees.
 void reap_sampler_starter();
 
 }  // namespace account

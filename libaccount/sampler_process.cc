@@ -124,7 +124,40 @@ struct SamplerStart {
   pid_t target;
   int pidfd;
   Region* region;
+  // The target's CPUs (sched_getaffinity's answer; bytes 0: not pinned).
+  long cpus_bytes;
+  cpu_set_t cpus;
 };
+
+// The first clone is started on the target's CPU and stays there: a task that
+// shares the target's memory from another CPU makes every change to that
+// memory's mappings, and its final teardown, reach across CPUs (TLB
+// shootdowns; on a paravirtualized VM a hypervisor call each). Measured with
+// 1000 /bin/true from sh, standalone: 1.54x bare unpinned, 1.29x pinned
+// (sampling off 1.23x). A child inherits the CPUs it is created with, so the
+// target narrows its own for the clone and restores them at once.
+bool pin_to_this_cpu(SamplerStart* start) {
+  start->cpus_bytes = raw_syscall(SYS_sched_getaffinity, 0, sizeof start->cpus,
+                                  reinterpret_cast<long>(&start->cpus));
+  unsigned cpu = 0;
+  if (start->cpus_bytes <= 0 || raw_syscall(SYS_getcpu, reinterpret_cast<long>(&cpu), 0, 0) != 0 ||
+      cpu >= CPU_SETSIZE) {
+    start->cpus_bytes = 0;
+    return false;
+  }
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  if (raw_syscall(SYS_sched_setaffinity, 0, sizeof one, reinterpret_cast<long>(&one)) == 0)
+    return true;
+  start->cpus_bytes = 0;
+  return false;
+}
+
+void restore_cpus(const SamplerStart& start) {
+  if (start.cpus_bytes > 0)
+    raw_syscall(SYS_sched_setaffinity, 0, start.cpus_bytes, reinterpret_cast<long>(&start.cpus));
+}
 
 // The first clone runs beside the target in the target's memory (CLONE_VM)
 // until it has forked the sampler: it must write nothing but its own stack
@@ -161,6 +194,7 @@ int intermediate_main(void* arg) {
   raw_syscall(SYS_close_range, 0, long(fd) - 1, 0);
   raw_syscall(SYS_close_range, long(fd) + 1, long(~0u), 0);
   if (!sampler_needed(*start)) return 0;
+  restore_cpus(*start);  // the sampler runs wherever the scheduler likes
   // A fork-like clone (SIGCHLD, no other flag): from here the sampler has its
   // own copy of the memory, taken while the target runs on.
   long sampler = raw_syscall(SYS_clone, SIGCHLD, 0, 0);
@@ -184,7 +218,10 @@ void start_sampler() {
     errno = saved_errno;
     return;
   }
-  g_start = SamplerStart{g_identity.pid, pidfd, g_region};
+  g_start.target = g_identity.pid;
+  g_start.pidfd = pidfd;
+  g_start.region = g_region;
+  bool pinned = pin_to_this_cpu(&g_start);
   // The first clone shares the memory (no page tables copied) and has exit
   // signal 0: no SIGCHLD for the target, and only a __WCLONE wait sees it. The
   // target does not wait for it: the pidfd it holds (a copy of the
@@ -194,6 +231,7 @@ void start_sampler() {
   // machine.
   pid_t middle = clone(intermediate_main, g_intermediate_stack + sizeof g_intermediate_stack,
                        CLONE_VM, &g_start);
+  if (pinned) restore_cpus(g_start);
   if (middle > 0) g_intermediate = middle;
   close(pidfd);
   errno = saved_errno;
@@ -206,7 +244,9 @@ void reap_sampler_starter() {
   int saved_errno = errno;
   // It may still be waiting out its first interval: the record is written (or
   // this is a fork child, to which the pid means nothing), so it has nothing
-  // left to do. Our unreaped child: the pid cannot have been reused.
+  // left to do. Our unreaped child: the pid cannot have been reused. Waited
+  // for, so that the target stays the last user of its memory and tears it
+  // down itself, on its own CPU.
   if (waitpid(middle, nullptr, __WCLONE | WNOHANG) == 0) kill(middle, SIGKILL);
   int status;
   while (waitpid(middle, &status, __WCLONE) < 0 && errno == EINTR) {

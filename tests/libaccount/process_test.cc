@@ -2,6 +2,7 @@
 // process image must yield exactly one record, with its own figures.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -303,6 +304,27 @@ TEST(ShimProcesses, SigkillRightAfterStartUnderShellStillRecorded) {
     EXPECT_EQ(r.written_by, "sampler");
     EXPECT_EQ(r.malloc_bytes, 11u);
   }
+}
+
+// The helper that starts the sampler shares the program's memory; it is
+// created on the program's CPU and kept there (see sampler_process.cc), and the
+// program's own CPUs are given back at once. Then, with the record written,
+// the program ends and reaps it: nothing of it is left.
+TEST(ShimProcesses, SamplerHelperPinnedBesideTheProgramWhoseCpusStayItsOwn) {
+  cpu_set_t ours;
+  ASSERT_EQ(sched_getaffinity(0, sizeof ours, &ours), 0);
+  TempDir dir;
+  // An interval longer than the program lives: the helper is still waiting.
+  ShimRun run = run_processes(dir, {"affinity"}, {{"ACCOUNT_SAMPLE_MS", "1000"}});
+  ASSERT_EQ(run.result.status, 0) << dump(run);
+  EXPECT_EQ(value_after(run.result.out, "cpus"), CPU_COUNT(&ours)) << run.result.out;
+  long long helper = value_after(run.result.out, "helper");
+  ASSERT_GT(helper, 0) << run.result.out;
+  EXPECT_EQ(value_after(run.result.out, "helper_cpus"), 1) << run.result.out;
+  EXPECT_NE(access(("/proc/" + std::to_string(helper)).c_str(), F_OK), 0)
+      << "helper " << helper << " outlived the program";
+  ASSERT_EQ(run.records.processes.size(), 1u) << dump(run);
+  EXPECT_EQ(run.records.processes[0].written_by, "process");
 }
 
 // dash forks each pipeline element (each child then execs) and vforks the last

@@ -14,8 +14,13 @@
 //   exit N | _exit N | _Exit N | return N   malloc(11), then leave that way
 //   signal N [MS]  malloc(11), sleep MS milliseconds (default 0), raise(N)
 //                  with the default action
+//   affinity       prints "cpus=<n>" (CPUs it may run on), then for each child
+//                  listed in its children file (the shim's helper, if any)
+//                  "helper=<pid> helper_cpus=<n>"
 // Each prints "pid=<own pid>" first and "child=<pid> status=<n>" for a child.
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -35,6 +40,28 @@ static void wait_for(pid_t child) {
   }
   say("child=%d status=%d\n", (int)child,
       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
+static int cpus_of(pid_t pid) {
+  cpu_set_t set;
+  if (sched_getaffinity(pid, sizeof set, &set) != 0) return -1;
+  return CPU_COUNT(&set);
+}
+
+static void print_affinity(void) {
+  say("cpus=%d\n", cpus_of(0));
+  char path[64], text[256];
+  snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)getpid());
+  int fd = open(path, O_RDONLY);
+  ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof text - 1);
+  if (fd >= 0) close(fd);
+  if (n <= 0) return;
+  text[n] = 0;
+  for (char* p = text; *p;) {
+    long child = strtol(p, &p, 10);
+    if (child > 0) say("helper=%ld helper_cpus=%d\n", child, cpus_of((pid_t)child));
+    while (*p == ' ') ++p;
+  }
 }
 
 int main(int argc, char** argv) {
@@ -128,6 +155,10 @@ int main(int argc, char** argv) {
   int n = atoi(arg);
   volatile void* p = malloc(11);
   (void)p;
+  if (strcmp(mode, "affinity") == 0) {
+    print_affinity();
+    return 0;
+  }
   if (strcmp(mode, "exit") == 0) exit(n);
   if (strcmp(mode, "_exit") == 0) _exit(n);
   if (strcmp(mode, "_Exit") == 0) _Exit(n);
