@@ -327,6 +327,20 @@ TEST(ShimProcesses, SamplerHelperPinnedBesideTheProgramWhoseCpusStayItsOwn) {
   EXPECT_EQ(run.records.processes[0].written_by, "process");
 }
 
+// A realtime program keeps its CPU for as long as it likes: a helper of its
+// policy beside it there would start no sampler. Its helper is not pinned.
+TEST(ShimProcesses, SamplerHelperOfARealtimeProgramNotPinned) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root for SCHED_FIFO";
+  cpu_set_t ours;
+  ASSERT_EQ(sched_getaffinity(0, sizeof ours, &ours), 0);
+  TempDir dir;
+  ShimRun run = run_with_shim(dir, {"chrt", "-f", "1", test_program("processes"), "affinity"},
+                              {{"ACCOUNT_SAMPLE_MS", "1000"}});
+  ASSERT_EQ(run.result.status, 0) << dump(run);
+  ASSERT_GT(value_after(run.result.out, "helper"), 0) << run.result.out;
+  EXPECT_EQ(value_after(run.result.out, "helper_cpus"), CPU_COUNT(&ours)) << run.result.out;
+}
+
 // dash forks each pipeline element (each child then execs) and vforks the last
 // simple command: 1 sh + 2 forked sh copies ending in exec + alloc_pattern +
 // hello + hello = 6 records.
