@@ -88,6 +88,14 @@ struct ImageFileView {
 // Maps the whole file at `path` (read-write: the sampler raises peaks and claims
 // the record). False if it cannot be opened or is not an image file.
 bool map_image_file(const char* path, ImageFileView* view);
+// What look_at_image_file found: an image still to be watched (mapped), one
+// whose record is already written (not mapped: nothing to watch), or a file
+// that cannot be read as an image file yet (still being set up, or gone).
+enum class ImageFileLook { kMapped, kRecorded, kNotYet };
+// A first look at a new image file: reads the Region's head, and maps the
+// whole file only if the image's record is not written yet. For kRecorded,
+// *write_error gets the errno of the image's failed write (0: written).
+ImageFileLook look_at_image_file(const char* path, ImageFileView* view, uint32_t* write_error);
 // Maps again if the image has added parts since (a timeline, backtraces).
 bool refresh_image_file(const char* path, ImageFileView* view);
 void unmap_image_file(ImageFileView* view);

@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <stddef.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -50,16 +51,15 @@ void publish_image_info() {
   __atomic_store_n(&r->info_published, 1u, __ATOMIC_RELEASE);
 }
 
-bool map_image_file(const char* path, ImageFileView* view) {
+namespace {
+
+bool map_image_fd(int fd, ImageFileView* view) {
   *view = ImageFileView{};
-  int fd = open_image(path);
-  if (fd < 0) return false;
   struct stat st;
   void* p = nullptr;
   if (fstat(fd, &st) == 0 && size_t(st.st_size) >= kHeadBytes)
     p = mmap(nullptr, size_t(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (p == MAP_FAILED) p = nullptr;
-  close(fd);
   if (!p) return false;
   view->base = p;
   view->mapped = size_t(st.st_size);
@@ -80,6 +80,36 @@ bool map_image_file(const char* path, ImageFileView* view) {
     if (at + backtrace_mapping_size(b->capacity, b->depth) <= view->mapped) view->backtraces = b;
   }
   return true;
+}
+
+}  // namespace
+
+bool map_image_file(const char* path, ImageFileView* view) {
+  *view = ImageFileView{};
+  int fd = open_image(path);
+  if (fd < 0) return false;
+  bool mapped = map_image_fd(fd, view);
+  close(fd);
+  return mapped;
+}
+
+ImageFileLook look_at_image_file(const char* path, ImageFileView* view, uint32_t* write_error) {
+  *view = ImageFileView{};
+  int fd = open_image(path);
+  if (fd < 0) return ImageFileLook::kNotYet;
+  // The Region's fields before its slots: enough to tell a finished image.
+  alignas(Region) char head[offsetof(Region, slots)];
+  const Region* r = reinterpret_cast<const Region*>(head);
+  ImageFileLook look = ImageFileLook::kNotYet;
+  if (pread(fd, head, sizeof head, 0) == ssize_t(sizeof head) && r->magic == kRegionMagic &&
+      image_recorded(r->image_state)) {
+    *write_error = r->record_write_error;
+    look = ImageFileLook::kRecorded;
+  } else if (map_image_fd(fd, view)) {
+    look = ImageFileLook::kMapped;
+  }
+  close(fd);
+  return look;
 }
 
 bool refresh_image_file(const char* path, ImageFileView* view) {

@@ -196,18 +196,25 @@ void TreeSampler::discover_images() {
     // A process of the tree, also when it ended before any tick saw it alive.
     seen_.insert(id.pid);
     auto image = std::make_unique<Image>();
-    // Fails while the image is still sizing its new file: found on a later look.
     std::string path = image_dir_ + "/" + e->d_name;
-    if (!map_image_file(path.c_str(), &image->view)) {
-      // Still being set up, or its process was killed while setting it up:
-      // decided when the process ends.
+    uint32_t write_error = 0;
+    ImageFileLook look = look_at_image_file(path.c_str(), &image->view, &write_error);
+    if (look == ImageFileLook::kRecorded) {  // it wrote its record before we looked
+      stillborn_.erase(e->d_name);
+      count_loss(int(write_error));
+      unlink(path.c_str());
+      continue;
+    }
+    if (look == ImageFileLook::kNotYet) {
+      // Still being set up (found on a later look), or its process was killed
+      // while setting it up: decided when the process ends.
       if (!stillborn_.count(e->d_name))
         proc_of(id.pid, true)->stillborn.emplace_back(e->d_name, id);
       stillborn_.insert(e->d_name);
       continue;
     }
     stillborn_.erase(e->d_name);
-    if (!image->running()) {  // it wrote its record before we looked: nothing to watch
+    if (!image->running()) {  // it wrote its record between the two looks
       count_loss(int(__atomic_load_n(&image->view.region->record_write_error, __ATOMIC_RELAXED)));
       unlink(path.c_str());
       unmap_image_file(&image->view);
