@@ -340,9 +340,12 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
     pollfd fds[2] = {{signals.fd(), POLLIN, 0}, {child_fd, POLLIN, 0}};
     poll(fds, child_fd >= 0 ? 2 : 1, ticker.timeout_ms());
     if (fds[1].revents & POLLIN) r.end_ns = realtime_ns();
-    pass_on_signals();
-    if (ticker.due()) tree.tick();
-    tree.handle_ended();  // before reaping: a zombie still says how it died
+    if (fds[0].revents & POLLIN) pass_on_signals();
+    // Before reaping: a zombie still says how it died (a tick ends with it).
+    if (ticker.due())
+      tree.tick();
+    else
+      tree.handle_ended();
     if (reap_others(child)) break;
     if (kill_when_due()) {
       kill(child, SIGKILL);
