@@ -92,8 +92,8 @@ bool map_image_file(const char* path, ImageFileView* view);
 // whose record is already written (not mapped: nothing to watch), or a file
 // that cannot be read as an image file yet (still being set up, or gone).
 enum class ImageFileLook { kMapped, kRecorded, kNotYet };
-// A first look at a new image file: reads the Region's head, and maps the
-// whole file only if the image's record is not written yet. For kRecorded,
+// A first look at a new image file: reads the Region's head, and keeps the
+// whole file mapped only if the image's record is not written yet. For kRecorded,
 // *write_error gets the errno of the image's failed write (0: written).
 ImageFileLook look_at_image_file(const char* path, ImageFileView* view, uint32_t* write_error);
 // Maps again if the image has added parts since (a timeline, backtraces).

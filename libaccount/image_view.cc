@@ -107,6 +107,12 @@ ImageFileLook look_at_image_file(const char* path, ImageFileView* view, uint32_t
     look = ImageFileLook::kRecorded;
   } else if (map_image_fd(fd, view)) {
     look = ImageFileLook::kMapped;
+    // It may have finished between the read and the mapping.
+    if (image_recorded(__atomic_load_n(&view->region->image_state, __ATOMIC_ACQUIRE))) {
+      *write_error = load_relaxed(&view->region->record_write_error);
+      unmap_image_file(view);
+      look = ImageFileLook::kRecorded;
+    }
   }
   close(fd);
   return look;

@@ -214,12 +214,6 @@ void TreeSampler::discover_images() {
       continue;
     }
     stillborn_.erase(e->d_name);
-    if (!image->running()) {  // it wrote its record between the two looks
-      count_loss(int(__atomic_load_n(&image->view.region->record_write_error, __ATOMIC_RELAXED)));
-      unlink(path.c_str());
-      unmap_image_file(&image->view);
-      continue;
-    }
     image->name = e->d_name;
     image->id = id;
     Proc* p = proc_of(id.pid, true);
