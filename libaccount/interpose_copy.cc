@@ -51,33 +51,6 @@ ACCOUNT_COLD void* mempcpy_rare(void* dst, const void* src, size_t n) {
   return g_real_copy.mempcpy(dst, src, n);
 }
 
-ACCOUNT_COLD void* memcpy_chk_rare(void* dst, const void* src, size_t n, size_t dstlen) {
-  count_copy(n);
-  if (!real_copy_ready()) {
-    if (dstlen < n) __chk_fail();
-    return bootstrap_move(dst, src, n);
-  }
-  return g_real_copy.memcpy_chk(dst, src, n, dstlen);
-}
-
-ACCOUNT_COLD void* memmove_chk_rare(void* dst, const void* src, size_t n, size_t dstlen) {
-  count_copy(n);
-  if (!real_copy_ready()) {
-    if (dstlen < n) __chk_fail();
-    return bootstrap_move(dst, src, n);
-  }
-  return g_real_copy.memmove_chk(dst, src, n, dstlen);
-}
-
-ACCOUNT_COLD void* mempcpy_chk_rare(void* dst, const void* src, size_t n, size_t dstlen) {
-  count_copy(n);
-  if (!real_copy_ready()) {
-    if (dstlen < n) __chk_fail();
-    return static_cast<char*>(bootstrap_move(dst, src, n)) + n;
-  }
-  return g_real_copy.mempcpy_chk(dst, src, n, dstlen);
-}
-
 ACCOUNT_COLD wchar_t* wmemcpy_rare(wchar_t* dst, const wchar_t* src, size_t n) {
   count_copy(n * sizeof(wchar_t));
   if (!real_copy_ready())
@@ -92,26 +65,38 @@ ACCOUNT_COLD wchar_t* wmemmove_rare(wchar_t* dst, const wchar_t* src, size_t n) 
   return g_real_copy.wmemmove(dst, src, n);
 }
 
-}  // namespace
-
-extern "C" {
-
-__attribute__((visibility("default"))) void* memcpy(void* dst, const void* src, size_t n) {
+inline void* counted_memcpy(void* dst, const void* src, size_t n) {
   auto fn = real(&g_real_copy.memcpy);
   if (ACCOUNT_LIKELY(count_copy_fast(n))) return fn(dst, src, n);
   return memcpy_rare(dst, src, n);
 }
 
-__attribute__((visibility("default"))) void* memmove(void* dst, const void* src, size_t n) {
+inline void* counted_memmove(void* dst, const void* src, size_t n) {
   auto fn = real(&g_real_copy.memmove);
   if (ACCOUNT_LIKELY(count_copy_fast(n))) return fn(dst, src, n);
   return memmove_rare(dst, src, n);
 }
 
-__attribute__((visibility("default"))) void* mempcpy(void* dst, const void* src, size_t n) {
+inline void* counted_mempcpy(void* dst, const void* src, size_t n) {
   auto fn = real(&g_real_copy.mempcpy);
   if (ACCOUNT_LIKELY(count_copy_fast(n))) return fn(dst, src, n);
   return mempcpy_rare(dst, src, n);
+}
+
+}  // namespace
+
+extern "C" {
+
+__attribute__((visibility("default"))) void* memcpy(void* dst, const void* src, size_t n) {
+  return counted_memcpy(dst, src, n);
+}
+
+__attribute__((visibility("default"))) void* memmove(void* dst, const void* src, size_t n) {
+  return counted_memmove(dst, src, n);
+}
+
+__attribute__((visibility("default"))) void* mempcpy(void* dst, const void* src, size_t n) {
+  return counted_mempcpy(dst, src, n);
 }
 
 __attribute__((visibility("default"))) void bcopy(const void* src, void* dst, size_t n) {
@@ -123,25 +108,24 @@ __attribute__((visibility("default"))) void bcopy(const void* src, void* dst, si
   memmove_rare(dst, src, n);
 }
 
+// The _chk variants do what glibc's do, the check and then the copy, with no
+// dlsym of their own at start and no page of glibc's _chk code touched.
 __attribute__((visibility("default"))) void* __memcpy_chk(void* dst, const void* src, size_t n,
                                                           size_t dstlen) {
-  auto fn = real(&g_real_copy.memcpy_chk);
-  if (ACCOUNT_LIKELY(count_copy_fast(n))) return fn(dst, src, n, dstlen);
-  return memcpy_chk_rare(dst, src, n, dstlen);
+  if (ACCOUNT_UNLIKELY(dstlen < n)) __chk_fail();
+  return counted_memcpy(dst, src, n);
 }
 
 __attribute__((visibility("default"))) void* __memmove_chk(void* dst, const void* src, size_t n,
                                                            size_t dstlen) {
-  auto fn = real(&g_real_copy.memmove_chk);
-  if (ACCOUNT_LIKELY(count_copy_fast(n))) return fn(dst, src, n, dstlen);
-  return memmove_chk_rare(dst, src, n, dstlen);
+  if (ACCOUNT_UNLIKELY(dstlen < n)) __chk_fail();
+  return counted_memmove(dst, src, n);
 }
 
 __attribute__((visibility("default"))) void* __mempcpy_chk(void* dst, const void* src, size_t n,
                                                            size_t dstlen) {
-  auto fn = real(&g_real_copy.mempcpy_chk);
-  if (ACCOUNT_LIKELY(count_copy_fast(n))) return fn(dst, src, n, dstlen);
-  return mempcpy_chk_rare(dst, src, n, dstlen);
+  if (ACCOUNT_UNLIKELY(dstlen < n)) __chk_fail();
+  return counted_mempcpy(dst, src, n);
 }
 
 __attribute__((visibility("default"))) wchar_t* wmemcpy(wchar_t* dst, const wchar_t* src,

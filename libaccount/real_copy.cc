@@ -4,8 +4,6 @@
 
 namespace account {
 
-extern "C" void __chk_fail(void) __attribute__((noreturn));
-
 namespace {
 
 // What g_real_copy holds until glibc's functions are found: each resolves them
@@ -24,24 +22,6 @@ void* mempcpy_first(void* dst, const void* src, size_t n) {
   return static_cast<char*>(bootstrap_move(dst, src, n)) + n;
 }
 
-void* memcpy_chk_first(void* dst, const void* src, size_t n, size_t dstlen) {
-  if (real_copy_ready()) return g_real_copy.memcpy_chk(dst, src, n, dstlen);
-  if (dstlen < n) __chk_fail();
-  return bootstrap_move(dst, src, n);
-}
-
-void* memmove_chk_first(void* dst, const void* src, size_t n, size_t dstlen) {
-  if (real_copy_ready()) return g_real_copy.memmove_chk(dst, src, n, dstlen);
-  if (dstlen < n) __chk_fail();
-  return bootstrap_move(dst, src, n);
-}
-
-void* mempcpy_chk_first(void* dst, const void* src, size_t n, size_t dstlen) {
-  if (real_copy_ready()) return g_real_copy.mempcpy_chk(dst, src, n, dstlen);
-  if (dstlen < n) __chk_fail();
-  return static_cast<char*>(bootstrap_move(dst, src, n)) + n;
-}
-
 wchar_t* wmemcpy_first(wchar_t* dst, const wchar_t* src, size_t n) {
   if (real_copy_ready()) return g_real_copy.wmemcpy(dst, src, n);
   return static_cast<wchar_t*>(bootstrap_move(dst, src, n * sizeof(wchar_t)));
@@ -54,8 +34,7 @@ wchar_t* wmemmove_first(wchar_t* dst, const wchar_t* src, size_t n) {
 
 }  // namespace
 
-RealCopy g_real_copy = {memcpy_first,      memmove_first,     mempcpy_first, memcpy_chk_first,
-                        memmove_chk_first, mempcpy_chk_first, wmemcpy_first, wmemmove_first};
+RealCopy g_real_copy = {memcpy_first, memmove_first, mempcpy_first, wmemcpy_first, wmemmove_first};
 int g_real_copy_ready = 0;
 
 namespace {
@@ -67,18 +46,13 @@ bool resolve_real_copy() {
     return __atomic_load_n(&g_real_copy_ready, __ATOMIC_ACQUIRE);
   RealCopy r{};
   bool complete = find_next(&r.memcpy, "memcpy") & find_next(&r.memmove, "memmove") &
-                  find_next(&r.mempcpy, "mempcpy") & find_next(&r.memcpy_chk, "__memcpy_chk") &
-                  find_next(&r.memmove_chk, "__memmove_chk") &
-                  find_next(&r.mempcpy_chk, "__mempcpy_chk") & find_next(&r.wmemcpy, "wmemcpy") &
+                  find_next(&r.mempcpy, "mempcpy") & find_next(&r.wmemcpy, "wmemcpy") &
                   find_next(&r.wmemmove, "wmemmove");
   if (complete) {
     // Field by field: a struct assignment could be compiled into a memcpy call.
     g_real_copy.memcpy = r.memcpy;
     g_real_copy.memmove = r.memmove;
     g_real_copy.mempcpy = r.mempcpy;
-    g_real_copy.memcpy_chk = r.memcpy_chk;
-    g_real_copy.memmove_chk = r.memmove_chk;
-    g_real_copy.mempcpy_chk = r.mempcpy_chk;
     g_real_copy.wmemcpy = r.wmemcpy;
     g_real_copy.wmemmove = r.wmemmove;
     __atomic_store_n(&g_real_copy_ready, 1, __ATOMIC_RELEASE);

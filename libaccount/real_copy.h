@@ -11,9 +11,6 @@ struct RealCopy {
   void* (*memcpy)(void*, const void*, size_t);
   void* (*memmove)(void*, const void*, size_t);
   void* (*mempcpy)(void*, const void*, size_t);
-  void* (*memcpy_chk)(void*, const void*, size_t, size_t);
-  void* (*memmove_chk)(void*, const void*, size_t, size_t);
-  void* (*mempcpy_chk)(void*, const void*, size_t, size_t);
   wchar_t* (*wmemcpy)(wchar_t*, const wchar_t*, size_t);
   wchar_t* (*wmemmove)(wchar_t*, const wchar_t*, size_t);
 };

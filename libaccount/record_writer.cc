@@ -338,8 +338,9 @@ size_t record_capacity(const RecordSource& src) {
 namespace {
 // Room for nearly every record: composed here, a record costs no mmap. Only
 // the one writer that claimed an image's record uses it (the claim is a
-// compare-and-swap), in its own address space.
-ACCOUNT_LARGE_BSS char g_record_storage[16 * 1024];
+// compare-and-swap), in its own address space. Page-aligned: a usual record
+// (under 4 KiB) costs the image one page fault, not two.
+alignas(4096) ACCOUNT_LARGE_BSS char g_record_storage[16 * 1024];
 }  // namespace
 
 bool compose_for_output(const RecordSource& src, const FinalFigures& figures, const Ending& ending,

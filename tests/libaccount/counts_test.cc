@@ -1,5 +1,7 @@
 // Exact counts: what each interposed function adds to a process's record.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 
 #include "shim_run.h"
 
@@ -83,6 +85,26 @@ TEST(ShimCounts, CopiedBytesForEachCopyFunction) {
   EXPECT_EQ(r.malloc_calls, 0u);
   EXPECT_EQ(r.free_calls, 0u);
   EXPECT_EQ(run.result.err, "");
+  EXPECT_EQ(run.result.status, 0);  // 3: a _chk variant returned the wrong pointer
+}
+
+// The shim's _chk variants check as glibc's do: a destination too small stops
+// the program the same way, with and without the shim.
+TEST(ShimCounts, ChkVariantsStopABufferOverflowAsGlibcDoes) {
+  for (const char* variant : {"memcpy", "memmove", "mempcpy"}) {
+    SCOPED_TRACE(variant);
+    TempDir dir;
+    ProgramOptions plain;
+    plain.env = clean_env();
+    ProgramResult without = run_program({test_program("copy_calls"), variant}, plain);
+    ShimRun with =
+        run_with_shim(dir, {test_program("copy_calls"), variant}, {{"ACCOUNT_SAMPLE_MS", "0"}});
+    ASSERT_TRUE(WIFSIGNALED(without.status)) << without.status;
+    EXPECT_EQ(WTERMSIG(without.status), SIGABRT);
+    EXPECT_NE(without.err.find("buffer overflow detected"), std::string::npos) << without.err;
+    EXPECT_EQ(with.result.status, without.status);
+    EXPECT_EQ(with.result.err, without.err);
+  }
 }
 
 TEST(ShimCounts, ExactHeapPeakOfAllocateThenFree) {
