@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "image_file.h"
@@ -31,6 +32,7 @@ struct TreeSampler::Image {
 
 struct TreeSampler::Proc {
   ProcessWatch watch;
+  ChildrenFile children;
   int pidfd = -1;
   bool ended = false;
   bool shim_sampler = false;
@@ -78,8 +80,10 @@ TreeSampler::TreeSampler(pid_t root, std::string image_dir, const ImageInfo* fal
 TreeSampler::~TreeSampler() {
   for (auto& [pid, p] : procs_) {
     reader_.close(&p->watch.handle);
+    p->children.close();
     if (p->pidfd >= 0) close(p->pidfd);
   }
+  root_children_.close();
   for (auto& [name, image] : images_) unmap_image_file(&image->view);
   if (epoll_fd_ >= 0) close(epoll_fd_);
 }
@@ -89,12 +93,17 @@ TreeSampler::Proc* TreeSampler::proc_of(pid_t pid, bool has_image_file) {
   if (it != procs_.end()) return it->second.get();
   auto p = std::make_unique<Proc>();
   p->watch.handle.pid = pid;
+  // Opened now, while the process lives: its stat still answers as a zombie.
+  bool opened = reader_.open(&p->watch.handle);
   // A process that made an image file is a program the shim counts, never a
-  // sampler of the shim's: one read of its stat fewer for most new processes.
-  p->shim_sampler = !has_image_file && is_shim_sampler(pid);
+  // sampler of the shim's: no read of its stat for most new processes.
+  CpuAndExit first;
+  if (!has_image_file && opened && reader_.stat(&p->watch.handle, &first) &&
+      is_shim_sampler(first)) {
+    p->shim_sampler = true;
+    reader_.close(&p->watch.handle);
+  }
   if (!p->shim_sampler) {
-    // Opened now, while the process lives: its stat still answers as a zombie.
-    reader_.open(&p->watch.handle);
     p->pidfd = int(syscall(SYS_pidfd_open, pid, 0));
     p->watch.handle.pidfd = p->pidfd;
     epoll_event ev{};
@@ -254,11 +263,13 @@ void TreeSampler::tick() {
       sum.shared_bytes += now.shared_bytes;
       live_.push_back(pid);
       seen_.insert(pid);
-      for (pid_t c : children_of(pid)) pending.push_back(c);
+      // Kept open from a process's second tick on: most live for one at most.
+      for (pid_t c : p->watch.ticks > 1 ? children(pid, &p->children) : children_of(pid))
+        pending.push_back(c);
     }
   };
   if (!observer_)
-    walk(children_of(root_));
+    walk(children(root_, &root_children_));
   else if (!root_ended_)
     walk({root_});
   if (observer_) {
@@ -401,10 +412,8 @@ void TreeSampler::end_proc(pid_t pid) {
   }
   for (Image* image : p->images) forget_image(image);
   reader_.close(&p->watch.handle);
-  if (p->pidfd >= 0) {
-    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, p->pidfd, nullptr);
-    close(p->pidfd);
-  }
+  p->children.close();
+  if (p->pidfd >= 0) close(p->pidfd);  // which also takes it out of the epoll set
   procs_.erase(it);
 }
 
@@ -454,10 +463,11 @@ size_t TreeSampler::live_processes() const {
 }
 
 bool TreeSampler::owns_descriptor(int fd) const {
-  if (fd == epoll_fd_) return true;
+  if (fd == epoll_fd_ || root_children_.holds(fd)) return true;
   for (auto& [pid, p] : procs_) {
     const ProcHandle& h = p->watch.handle;
     if (fd == p->pidfd || fd == h.statm_fd || fd == h.stat_fd || fd == h.status_fd) return true;
+    if (p->children.holds(fd)) return true;
   }
   return false;
 }
@@ -505,11 +515,11 @@ void TreeSampler::empty_image_dir() {
 namespace {
 
 // "123 456 " without a stream: this runs for every process at every tick.
-void add_children(const std::string& children_file, std::vector<pid_t>* out) {
-  std::string text = read_proc_text(children_file);
+void add_children_text(const char* text, std::vector<pid_t>* out) {
   pid_t child = 0;
   bool in_number = false;
-  for (char c : text) {
+  for (; *text; ++text) {
+    char c = *text;
     if (c >= '0' && c <= '9') {
       child = child * 10 + (c - '0');
       in_number = true;
@@ -522,7 +532,46 @@ void add_children(const std::string& children_file, std::vector<pid_t>* out) {
   if (in_number) out->push_back(child);
 }
 
+void add_children(const std::string& children_file, std::vector<pid_t>* out) {
+  add_children_text(read_proc_text(children_file).c_str(), out);
+}
+
+void add_children_from(int fd, std::vector<pid_t>* out) {
+  char text[4096];
+  ssize_t n = pread_text(fd, text, sizeof text);
+  if (n < 0) return;
+  if (size_t(n) + 1 >= sizeof text) {  // more children than fit: the long way
+    add_children(std::string("/proc/self/fd/") + std::to_string(fd), out);
+    return;
+  }
+  add_children_text(text, out);
+}
+
 }  // namespace
+
+void ChildrenFile::close() {
+  if (children_fd >= 0) ::close(children_fd);
+  if (task_fd >= 0) ::close(task_fd);
+  children_fd = task_fd = -1;
+}
+
+std::vector<pid_t> TreeSampler::children(pid_t pid, ChildrenFile* file) {
+  // Kept open for a bounded number of processes (two descriptors each).
+  if (file->task_fd < 0 && procs_.size() < kChildrenFilesKept) {
+    std::string task = "/proc/" + std::to_string(pid) + "/task";
+    file->task_fd = open(task.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (file->task_fd >= 0)
+      file->children_fd =
+          openat(file->task_fd, (std::to_string(pid) + "/children").c_str(), O_RDONLY | O_CLOEXEC);
+    if (file->children_fd < 0) file->close();
+  }
+  struct stat st;
+  if (file->task_fd < 0 || fstat(file->task_fd, &st) != 0 || st.st_nlink != 3)
+    return children_of(pid);  // not kept, or threads: every thread's file
+  std::vector<pid_t> out;
+  add_children_from(file->children_fd, &out);
+  return out;
+}
 
 std::vector<pid_t> children_of(pid_t pid) {
   std::vector<pid_t> out;
@@ -547,13 +596,10 @@ std::vector<pid_t> children_of(pid_t pid) {
   return out;
 }
 
-bool is_shim_sampler(pid_t pid) {
-  std::string text = read_proc_text("/proc/" + std::to_string(pid) + "/stat");
-  if (text.find("(account-sampler)") != std::string::npos) return true;
+bool is_shim_sampler(const CpuAndExit& stat) {
   // The shim's short-lived first clone has no exit signal and is a copy of its
   // parent until it renames itself.
-  CpuAndExit stat;
-  return parse_stat(text.c_str(), &stat) && stat.exit_signal == 0;
+  return std::strcmp(stat.comm, "account-sampler") == 0 || stat.exit_signal == 0;
 }
 
 }  // namespace account

@@ -52,6 +52,16 @@ class TreeObserver {
   ~TreeObserver() = default;
 };
 
+/// A process's children file (/proc/PID/task/PID/children) and its task
+/// directory, kept open between ticks: one fstat (its link count tells a
+/// single-threaded process) and one pread a tick.
+struct ChildrenFile {
+  int task_fd = -1;
+  int children_fd = -1;
+  bool holds(int fd) const { return fd >= 0 && (fd == task_fd || fd == children_fd); }
+  void close();
+};
+
 class TreeSampler {
  public:
   /// Samples the descendants of `root` (its children, theirs, ...). The
@@ -147,6 +157,10 @@ class TreeSampler {
   void count_loss(int err);
   void forget_image(Image* image);
   bool recorded_zombie(pid_t pid);
+  std::vector<pid_t> children(pid_t pid, ChildrenFile* file);
+
+  // Processes whose children files stay open (beyond, each tick opens them).
+  static constexpr size_t kChildrenFilesKept = 128;
 
   pid_t root_;
   std::string image_dir_;
@@ -165,12 +179,13 @@ class TreeSampler {
   uint64_t last_end_ns_ = 0;
   TreeObserver* observer_ = nullptr;  // set: watched from outside
   std::set<pid_t> recorded_;          // ended and recorded: a zombie is not found again
+  ChildrenFile root_children_;        // root_'s, when it is not watched itself
   bool root_ended_ = false;
 };
 
 /// Children of every thread of `pid` (from /proc/PID/task/TID/children).
 std::vector<pid_t> children_of(pid_t pid);
-/// True if `pid` is one of the shim's sampler processes.
-bool is_shim_sampler(pid_t pid);
+/// True if the process whose stat this is is one of the shim's sampler processes.
+bool is_shim_sampler(const CpuAndExit& stat);
 
 }  // namespace account
