@@ -15,7 +15,13 @@ namespace account {
 
 namespace {
 
-ACCOUNT_LARGE_BSS char g_image_path[kPathCapacity];
+// The image file's path, for the parts added later (map_image_part). A usual
+// one (/dev/shm/account-run-XXXXXX/<pid>-<ppid>-<ns>) fits the short buffer,
+// which lies on the page of the shim's small variables; a longer one costs a
+// page of its own.
+char g_image_path_short[128];
+ACCOUNT_LARGE_BSS char g_image_path_long[kPathCapacity];
+const char* g_image_path = nullptr;
 bool g_in_file = false;
 
 bool put_text(char*& p, char* end, const char* s) {
@@ -133,9 +139,14 @@ Region* map_image_region(ImagePlace* place) {
 void adopt_image_region(const ImagePlace& place) {
   g_in_file = place.in_file;
   if (g_in_file) {
-    char* p = g_image_path;
-    put_text(p, g_image_path + sizeof g_image_path - 1, place.path);
+    size_t len = 0;
+    while (place.path[len]) ++len;
+    bool fits = len < sizeof g_image_path_short;
+    char* path = fits ? g_image_path_short : g_image_path_long;
+    char* p = path;
+    put_text(p, path + (fits ? sizeof g_image_path_short : kPathCapacity) - 1, place.path);
     *p = 0;
+    g_image_path = path;
   }
 }
 

@@ -38,11 +38,43 @@ constexpr size_t kImagePage = 4096;
 constexpr size_t image_round_up(size_t n) {
   return (n + kImagePage - 1) / kImagePage * kImagePage;
 }
-// The ImageInfo follows the Region; both are mapped together (also when
+// What an image file holds after its Region once Region::info_published is 1:
+// the ImageInfo's scalars, then only the strings in use, one after another
+// (the identity's exe and argv, test, op, output), so that a usual image
+// writes one page of it, not the two its fixed-size arrays would spread over.
+struct PackedInfo {
+  pid_t pid;
+  pid_t ppid;
+  uint64_t start_realtime_ns;
+  uint64_t start_monotonic_ns;
+  uint64_t argv_len;
+  int argc;
+  bool argv_truncated;
+  bool has_output;
+  bool timeline;
+  bool record_argv;
+  uint32_t exe_len;
+  uint32_t sample_ms;
+  uint32_t timeline_points;
+  uint32_t backtrace_depth;
+  uint64_t backtrace_min;
+  uint32_t test_len;
+  uint32_t op_len;
+  uint32_t output_len;
+  char host[kHostCapacity];
+  char text[kPathCapacity + kArgvCapacity + 2 * kLabelCapacity + kPathCapacity];
+};
+
+// Packs the bytes in use of an identity and settings.
+void pack_image_info(const Identity& identity, const Settings& settings, PackedInfo* out);
+// Rebuilds the ImageInfo a PackedInfo holds (lengths beyond capacity are cut).
+void unpack_image_info(const PackedInfo& packed, ImageInfo* out);
+
+// The PackedInfo follows the Region; both are mapped together (also when
 // anonymous, so every Region mapping has the same size; untouched pages cost
 // nothing).
 constexpr size_t kInfoOffset = image_round_up(sizeof(Region));
-constexpr size_t kHeadBytes = image_round_up(kInfoOffset + sizeof(ImageInfo));
+constexpr size_t kHeadBytes = image_round_up(kInfoOffset + sizeof(PackedInfo));
 
 // What an image file's name, <pid>-<ppid>-<start on CLOCK_MONOTONIC>, says.
 struct ImageName {
@@ -72,13 +104,13 @@ bool image_in_file();
 void* map_image_part(size_t size, uint64_t* offset);
 
 // (image_view.cc from here on.)
-// Copies g_identity and g_settings (the bytes in use) into the image file.
+// Packs g_identity and g_settings (the bytes in use) into the image file.
 void publish_image_info();
 
 // An image file mapped by a sampler outside the image.
 struct ImageFileView {
   Region* region = nullptr;
-  const ImageInfo* info = nullptr;
+  const PackedInfo* info = nullptr;  // read only once region->info_published is 1
   SharedTimeline* timeline = nullptr;
   const BacktraceStore* backtraces = nullptr;
   void* base = nullptr;

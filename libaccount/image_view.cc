@@ -21,34 +21,88 @@ int open_image(const char* path) {
 
 }  // namespace
 
+void pack_image_info(const Identity& identity, const Settings& settings, PackedInfo* info) {
+  info->pid = identity.pid;
+  info->ppid = identity.ppid;
+  info->start_realtime_ns = identity.start_realtime_ns;
+  info->start_monotonic_ns = identity.start_monotonic_ns;
+  info->argv_len = identity.argv_len;
+  info->argc = identity.argc;
+  info->argv_truncated = identity.argv_truncated;
+  info->exe_len = identity.exe_len;
+  copy_string(info->host, sizeof info->host, identity.host);
+  info->has_output = settings.has_output;
+  info->timeline = settings.timeline;
+  info->record_argv = settings.record_argv;
+  info->sample_ms = settings.sample_ms;
+  info->timeline_points = settings.timeline_points;
+  info->backtrace_depth = settings.backtrace_depth;
+  info->backtrace_min = settings.backtrace_min;
+  char* at = info->text;
+  size_t used = identity.text_used();
+  bootstrap_move(at, identity.text, used);
+  at += used;
+  uint32_t* lengths[3] = {&info->test_len, &info->op_len, &info->output_len};
+  const char* strings[3] = {settings.test, settings.op, settings.output};
+  for (int i = 0; i < 3; ++i) {
+    size_t n = 0;
+    while (strings[i][n]) ++n;
+    bootstrap_move(at, strings[i], n);
+    at += n;
+    *lengths[i] = uint32_t(n);
+  }
+}
+
 void publish_image_info() {
   Region* r = g_region;
   if (!image_in_file() || !r) return;
-  ImageInfo* info = reinterpret_cast<ImageInfo*>(reinterpret_cast<char*>(r) + kInfoOffset);
-  // Only the bytes in use: the pages of the unused capacity stay untouched.
-  Identity& id = info->identity;
-  id.pid = g_identity.pid;
-  id.ppid = g_identity.ppid;
-  id.start_realtime_ns = g_identity.start_realtime_ns;
-  id.start_monotonic_ns = g_identity.start_monotonic_ns;
-  copy_string(id.host, sizeof id.host, g_identity.host);
-  id.exe_len = g_identity.exe_len;
-  bootstrap_move(id.text, g_identity.text, g_identity.text_used());
-  id.argv_len = g_identity.argv_len;
-  id.argc = g_identity.argc;
-  id.argv_truncated = g_identity.argv_truncated;
-  Settings& s = info->settings;
-  s.has_output = g_settings.has_output;
-  copy_string(s.output, sizeof s.output, g_settings.output);
-  copy_string(s.test, sizeof s.test, g_settings.test);
-  copy_string(s.op, sizeof s.op, g_settings.op);
-  s.sample_ms = g_settings.sample_ms;
-  s.timeline = g_settings.timeline;
-  s.timeline_points = g_settings.timeline_points;
-  s.backtrace_min = g_settings.backtrace_min;
-  s.backtrace_depth = g_settings.backtrace_depth;
-  s.record_argv = g_settings.record_argv;
+  pack_image_info(g_identity, g_settings,
+                  reinterpret_cast<PackedInfo*>(reinterpret_cast<char*>(r) + kInfoOffset));
   __atomic_store_n(&r->info_published, 1u, __ATOMIC_RELEASE);
+}
+
+namespace {
+
+// Copies n bytes of packed text into a fixed array, cut to its capacity.
+const char* take_string(const char* from, const char* end, size_t n, char* dst, size_t cap) {
+  size_t left = from < end ? size_t(end - from) : 0;
+  if (n > left) n = left;
+  size_t len = n < cap ? n : cap - 1;
+  bootstrap_move(dst, from, len);
+  dst[len] = 0;
+  return from + n;
+}
+
+}  // namespace
+
+void unpack_image_info(const PackedInfo& p, ImageInfo* out) {
+  *out = ImageInfo{};
+  Identity& id = out->identity;
+  id.pid = p.pid;
+  id.ppid = p.ppid;
+  id.start_realtime_ns = p.start_realtime_ns;
+  id.start_monotonic_ns = p.start_monotonic_ns;
+  copy_string(id.host, sizeof id.host, p.host);
+  const char* at = p.text;
+  const char* end = p.text + sizeof p.text;
+  size_t exe_len = p.exe_len < kPathCapacity ? p.exe_len : kPathCapacity - 1;
+  size_t argv_len = p.argv_len <= kArgvCapacity ? p.argv_len : kArgvCapacity;
+  id.set_exe(at, exe_len);
+  id.set_argv(at + exe_len + 1, argv_len);
+  id.argc = p.argc;
+  id.argv_truncated = p.argv_truncated;
+  at += exe_len + 1 + argv_len;
+  Settings& s = out->settings;
+  s.has_output = p.has_output;
+  s.timeline = p.timeline;
+  s.record_argv = p.record_argv;
+  s.sample_ms = p.sample_ms;
+  s.timeline_points = p.timeline_points;
+  s.backtrace_depth = p.backtrace_depth;
+  s.backtrace_min = p.backtrace_min;
+  at = take_string(at, end, p.test_len, s.test, sizeof s.test);
+  at = take_string(at, end, p.op_len, s.op, sizeof s.op);
+  take_string(at, end, p.output_len, s.output, sizeof s.output);
 }
 
 namespace {
@@ -68,7 +122,7 @@ bool map_image_fd(int fd, ImageFileView* view) {
     unmap_image_file(view);
     return false;
   }
-  view->info = reinterpret_cast<const ImageInfo*>(static_cast<char*>(p) + kInfoOffset);
+  view->info = reinterpret_cast<const PackedInfo*>(static_cast<char*>(p) + kInfoOffset);
   uint64_t at = load_relaxed(&view->region->timeline_offset);
   if (at && at + sizeof(SharedTimeline) <= view->mapped) {
     auto* t = reinterpret_cast<SharedTimeline*>(static_cast<char*>(p) + at);

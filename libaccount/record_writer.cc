@@ -338,9 +338,17 @@ size_t record_capacity(const RecordSource& src) {
 namespace {
 // Room for nearly every record: composed here, a record costs no mmap. Only
 // the one writer that claimed an image's record uses it (the claim is a
-// compare-and-swap), in its own address space. Page-aligned: a usual record
-// (under 4 KiB) costs the image one page fault, not two.
-alignas(4096) ACCOUNT_LARGE_BSS char g_record_storage[16 * 1024];
+// compare-and-swap), in its own address space. Used from its first page
+// boundary on, so a usual record (under 4 KiB) costs the image one page fault,
+// not two. (alignas(4096) would page-align all of .bss, whose small variables
+// now share the page ld.so zeroes anyway.)
+constexpr size_t kRecordStorageBytes = 16 * 1024;
+ACCOUNT_LARGE_BSS char g_record_storage[kRecordStorageBytes + 4096];
+
+char* record_storage() {
+  auto at = reinterpret_cast<uintptr_t>(g_record_storage);
+  return reinterpret_cast<char*>((at + 4095) & ~uintptr_t(4095));
+}
 }  // namespace
 
 bool compose_for_output(const RecordSource& src, const FinalFigures& figures, const Ending& ending,
@@ -357,7 +365,7 @@ bool compose_for_output(const RecordSource& src, const FinalFigures& figures, co
     out->size = text.size();
     return !text.overflowed();
   };
-  if (compose(g_record_storage, sizeof g_record_storage)) return true;
+  if (compose(record_storage(), kRecordStorageBytes)) return true;
   size_t capacity = record_capacity(src);
   void* storage =
       mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -51,12 +51,12 @@ namespace {
 
 void add_timeline_point(ImageFileView& v, const MemoryNow& now) {
   Region* r = v.region;
-  const ImageInfo* info = __atomic_load_n(&r->info_published, __ATOMIC_ACQUIRE) ? v.info : nullptr;
+  const PackedInfo* info = __atomic_load_n(&r->info_published, __ATOMIC_ACQUIRE) ? v.info : nullptr;
   if (!v.timeline || !info) return;
   __atomic_store_n(&r->timeline_busy, 1u, __ATOMIC_SEQ_CST);
   Totals t = sum_slots(r);
   TimelinePoint point{};
-  uint64_t started = info->identity.start_monotonic_ns;
+  uint64_t started = info->start_monotonic_ns;
   uint64_t now_ns = monotonic_now_ns();
   point.t_us = now_ns > started ? (now_ns - started) / 1000 : 0;
   point.size_bytes = now.size_bytes;
@@ -321,12 +321,13 @@ std::unique_ptr<ImageInfo> TreeSampler::fallback_info(const ImageName& id) const
 void TreeSampler::record_death(Image& image, Proc* proc) {
   Ending ending = classify_death(reader_, &proc->watch, Writer::kSampler);
   Region* r = image.view.region;
-  const ImageInfo* info = image.view.info;
-  std::unique_ptr<ImageInfo> made;
-  if (!__atomic_load_n(&r->info_published, __ATOMIC_ACQUIRE)) {
+  std::unique_ptr<ImageInfo> info;
+  if (__atomic_load_n(&r->info_published, __ATOMIC_ACQUIRE)) {
+    info = std::make_unique<ImageInfo>();
+    unpack_image_info(*image.view.info, info.get());
+  } else {
     // Killed before it copied its identity: what the run and /proc know.
-    made = fallback_info(image.id);
-    info = made.get();
+    info = fallback_info(image.id);
   }
   if (!claim_dead_image_record(r, info->settings, image.id.pid, info->identity.start_realtime_ns))
     return;

@@ -5,6 +5,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstring>
+#include <memory>
 #include <string>
 
 #include "image_file.h"
@@ -90,6 +92,95 @@ TEST_F(ImageFileLookTest, FileStillBeingSetUpOrMissingIsNotYetAnImage) {
   close(fd);
   EXPECT_EQ(look_at_image_file(path_.c_str(), &view, &err), ImageFileLook::kNotYet);
   EXPECT_EQ(view.base, nullptr);
+}
+
+// What an image packs into its file comes back field by field, and its
+// strings lie one after another: a usual image writes a few hundred bytes.
+TEST(PackedInfo, RoundTripOfEveryField) {
+  auto id = std::make_unique<Identity>();
+  id->pid = 4242;
+  id->ppid = 17;
+  id->start_realtime_ns = 1796264488478412200ull;
+  id->start_monotonic_ns = 49603739725107ull;
+  copy_string(id->host, sizeof id->host, "build-host");
+  id->set_exe("/usr/bin/git", 12);
+  const char argv[] = "git\0commit\0-m\0a b";
+  id->set_argv(argv, sizeof argv);  // with its final NUL
+  id->argc = 4;
+  id->argv_truncated = true;
+  auto settings = std::make_unique<Settings>();
+  settings->has_output = true;
+  settings->timeline = true;
+  settings->record_argv = false;
+  settings->sample_ms = 7;
+  settings->timeline_points = 99;
+  settings->backtrace_depth = 12;
+  settings->backtrace_min = 65536;
+  copy_string(settings->test, sizeof settings->test, "clone");
+  copy_string(settings->op, sizeof settings->op, "checkout");
+  copy_string(settings->output, sizeof settings->output, "/tmp/out-%p.jsonl");
+
+  auto packed = std::make_unique<PackedInfo>();
+  pack_image_info(*id, *settings, packed.get());
+  EXPECT_EQ(packed->exe_len + 1 + packed->argv_len + packed->test_len + packed->op_len +
+                packed->output_len,
+            13u + sizeof argv + 5 + 8 + 17);
+
+  auto back = std::make_unique<ImageInfo>();
+  unpack_image_info(*packed, back.get());
+  const Identity& i = back->identity;
+  EXPECT_EQ(i.pid, 4242);
+  EXPECT_EQ(i.ppid, 17);
+  EXPECT_EQ(i.start_realtime_ns, 1796264488478412200ull);
+  EXPECT_EQ(i.start_monotonic_ns, 49603739725107ull);
+  EXPECT_STREQ(i.host, "build-host");
+  EXPECT_STREQ(i.exe(), "/usr/bin/git");
+  EXPECT_EQ(i.argv_len, sizeof argv);
+  EXPECT_EQ(std::string(i.argv(), i.argv_len), std::string(argv, sizeof argv));
+  EXPECT_EQ(i.argc, 4);
+  EXPECT_TRUE(i.argv_truncated);
+  const Settings& s = back->settings;
+  EXPECT_TRUE(s.has_output);
+  EXPECT_TRUE(s.timeline);
+  EXPECT_FALSE(s.record_argv);
+  EXPECT_EQ(s.sample_ms, 7u);
+  EXPECT_EQ(s.timeline_points, 99u);
+  EXPECT_EQ(s.backtrace_depth, 12u);
+  EXPECT_EQ(s.backtrace_min, 65536u);
+  EXPECT_STREQ(s.test, "clone");
+  EXPECT_STREQ(s.op, "checkout");
+  EXPECT_STREQ(s.output, "/tmp/out-%p.jsonl");
+}
+
+// The longest identity and settings fit the packed text; lengths a damaged
+// file claims beyond the capacities are cut, never read past the text.
+TEST(PackedInfo, LongestStringsFitAndDamagedLengthsAreCut) {
+  auto id = std::make_unique<Identity>();
+  std::string exe(kPathCapacity - 1, 'e'), argv(kArgvCapacity, 'a');
+  id->set_exe(exe.c_str(), exe.size());
+  id->set_argv(argv.data(), argv.size());
+  auto settings = std::make_unique<Settings>();
+  std::string label(kLabelCapacity - 1, 'l'), out(kPathCapacity - 1, 'o');
+  copy_string(settings->test, sizeof settings->test, label.c_str());
+  copy_string(settings->op, sizeof settings->op, label.c_str());
+  copy_string(settings->output, sizeof settings->output, out.c_str());
+  auto packed = std::make_unique<PackedInfo>();
+  pack_image_info(*id, *settings, packed.get());
+  auto back = std::make_unique<ImageInfo>();
+  unpack_image_info(*packed, back.get());
+  EXPECT_EQ(std::string(back->identity.exe()), exe);
+  EXPECT_EQ(std::string(back->identity.argv(), back->identity.argv_len), argv);
+  EXPECT_EQ(std::string(back->settings.test), label);
+  EXPECT_EQ(std::string(back->settings.op), label);
+  EXPECT_EQ(std::string(back->settings.output), out);
+
+  packed->test_len = packed->op_len = packed->output_len = 0xffffffffu;
+  packed->exe_len = 0xffffffffu;
+  packed->argv_len = ~0ull;
+  unpack_image_info(*packed, back.get());
+  EXPECT_EQ(strlen(back->identity.exe()), kPathCapacity - 1);
+  EXPECT_EQ(back->identity.argv_len, kArgvCapacity);
+  EXPECT_LT(strlen(back->settings.output), kPathCapacity);
 }
 
 }  // namespace
