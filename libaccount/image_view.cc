@@ -21,47 +21,35 @@ int open_image(const char* path) {
 
 }  // namespace
 
-void pack_image_info(const Identity& identity, const Settings& settings, PackedInfo* info) {
-  info->pid = identity.pid;
-  info->ppid = identity.ppid;
-  info->start_realtime_ns = identity.start_realtime_ns;
-  info->start_monotonic_ns = identity.start_monotonic_ns;
-  info->argv_len = identity.argv_len;
-  info->argc = identity.argc;
-  info->argv_truncated = identity.argv_truncated;
-  info->exe_len = identity.exe_len;
-  copy_string(info->host, sizeof info->host, identity.host);
-  info->has_output = settings.has_output;
-  info->timeline = settings.timeline;
-  info->record_argv = settings.record_argv;
-  info->sample_ms = settings.sample_ms;
-  info->timeline_points = settings.timeline_points;
-  info->backtrace_depth = settings.backtrace_depth;
-  info->backtrace_min = settings.backtrace_min;
-  char* at = info->text;
-  size_t used = identity.text_used();
-  bootstrap_move(at, identity.text, used);
-  at += used;
-  uint32_t* lengths[3] = {&info->test_len, &info->op_len, &info->output_len};
-  const char* strings[3] = {settings.test, settings.op, settings.output};
-  for (int i = 0; i < 3; ++i) {
-    size_t n = 0;
-    while (strings[i][n]) ++n;
-    bootstrap_move(at, strings[i], n);
-    at += n;
-    *lengths[i] = uint32_t(n);
-  }
-}
-
-void publish_image_info() {
-  Region* r = g_region;
-  if (!image_in_file() || !r) return;
-  pack_image_info(g_identity, g_settings,
-                  reinterpret_cast<PackedInfo*>(reinterpret_cast<char*>(r) + kInfoOffset));
-  __atomic_store_n(&r->info_published, 1u, __ATOMIC_RELEASE);
-}
-
 namespace {
+
+// What PackedInfo carries besides the identity's text, each with its place in
+// Identity or Settings: packing and unpacking walk these two lists, so a field
+// added to one direction is in the other.
+template <typename P, typename I, typename S, typename F>
+void each_scalar(P& packed, I& id, S& settings, F copy) {
+  copy(packed.pid, id.pid);
+  copy(packed.ppid, id.ppid);
+  copy(packed.start_realtime_ns, id.start_realtime_ns);
+  copy(packed.start_monotonic_ns, id.start_monotonic_ns);
+  copy(packed.argc, id.argc);
+  copy(packed.argv_truncated, id.argv_truncated);
+  copy(packed.has_output, settings.has_output);
+  copy(packed.timeline, settings.timeline);
+  copy(packed.record_argv, settings.record_argv);
+  copy(packed.sample_ms, settings.sample_ms);
+  copy(packed.timeline_points, settings.timeline_points);
+  copy(packed.backtrace_depth, settings.backtrace_depth);
+  copy(packed.backtrace_min, settings.backtrace_min);
+}
+
+// The settings' strings, packed in this order after the identity's text.
+template <typename P, typename S, typename F>
+void each_string(P& packed, S& settings, F copy) {
+  copy(packed.test_len, settings.test, sizeof settings.test);
+  copy(packed.op_len, settings.op, sizeof settings.op);
+  copy(packed.output_len, settings.output, sizeof settings.output);
+}
 
 // Copies n bytes of packed text into a fixed array, cut to its capacity.
 const char* take_string(const char* from, const char* end, size_t n, char* dst, size_t cap) {
@@ -75,13 +63,36 @@ const char* take_string(const char* from, const char* end, size_t n, char* dst, 
 
 }  // namespace
 
+void pack_image_info(const Identity& identity, const Settings& settings, PackedInfo* info) {
+  each_scalar(*info, identity, settings, [](auto& packed, const auto& field) { packed = field; });
+  info->exe_len = identity.exe_len;
+  info->argv_len = identity.argv_len;
+  copy_string(info->host, sizeof info->host, identity.host);
+  char* at = info->text;
+  size_t used = identity.text_used();
+  bootstrap_move(at, identity.text, used);
+  at += used;
+  each_string(*info, settings, [&at](uint32_t& len, const char* text, size_t) {
+    size_t n = 0;
+    while (text[n]) ++n;
+    bootstrap_move(at, text, n);
+    at += n;
+    len = uint32_t(n);
+  });
+}
+
+void publish_image_info() {
+  Region* r = g_region;
+  if (!image_in_file() || !r) return;
+  pack_image_info(g_identity, g_settings,
+                  reinterpret_cast<PackedInfo*>(reinterpret_cast<char*>(r) + kInfoOffset));
+  __atomic_store_n(&r->info_published, 1u, __ATOMIC_RELEASE);
+}
+
 void unpack_image_info(const PackedInfo& p, ImageInfo* out) {
   *out = ImageInfo{};
   Identity& id = out->identity;
-  id.pid = p.pid;
-  id.ppid = p.ppid;
-  id.start_realtime_ns = p.start_realtime_ns;
-  id.start_monotonic_ns = p.start_monotonic_ns;
+  each_scalar(p, id, out->settings, [](const auto& packed, auto& field) { field = packed; });
   copy_string(id.host, sizeof id.host, p.host);
   const char* at = p.text;
   const char* end = p.text + sizeof p.text;
@@ -89,20 +100,10 @@ void unpack_image_info(const PackedInfo& p, ImageInfo* out) {
   size_t argv_len = p.argv_len <= kArgvCapacity ? p.argv_len : kArgvCapacity;
   id.set_exe(at, exe_len);
   id.set_argv(at + exe_len + 1, argv_len);
-  id.argc = p.argc;
-  id.argv_truncated = p.argv_truncated;
   at += exe_len + 1 + argv_len;
-  Settings& s = out->settings;
-  s.has_output = p.has_output;
-  s.timeline = p.timeline;
-  s.record_argv = p.record_argv;
-  s.sample_ms = p.sample_ms;
-  s.timeline_points = p.timeline_points;
-  s.backtrace_depth = p.backtrace_depth;
-  s.backtrace_min = p.backtrace_min;
-  at = take_string(at, end, p.test_len, s.test, sizeof s.test);
-  at = take_string(at, end, p.op_len, s.op, sizeof s.op);
-  take_string(at, end, p.output_len, s.output, sizeof s.output);
+  each_string(p, out->settings, [&](uint32_t len, char* text, size_t cap) {
+    at = take_string(at, end, len, text, cap);
+  });
 }
 
 namespace {
