@@ -414,7 +414,12 @@ void TreeSampler::end_proc(pid_t pid) {
   for (Image* image : p->images) forget_image(image);
   reader_.close(&p->watch.handle);
   p->children.close();
-  if (p->pidfd >= 0) close(p->pidfd);  // which also takes it out of the epoll set
+  if (p->pidfd >= 0) {
+    // Not left to close(): a lingering sampler's fork shares the pidfd with
+    // account run until it exits, and a shared one stays in the set, ready.
+    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, p->pidfd, nullptr);
+    close(p->pidfd);
+  }
   procs_.erase(it);
 }
 
