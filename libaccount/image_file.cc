@@ -10,6 +10,7 @@
 
 #include "atomics.h"
 #include "raw_syscall.h"
+#include "text_buffer.h"
 
 namespace account {
 
@@ -139,9 +140,7 @@ Region* map_image_region(ImagePlace* place) {
 void adopt_image_region(const ImagePlace& place) {
   g_in_file = place.in_file;
   if (g_in_file) {
-    size_t len = 0;
-    while (place.path[len]) ++len;
-    bool fits = len < sizeof g_image_path_short;
+    bool fits = string_length(place.path) < sizeof g_image_path_short;
     char* path = fits ? g_image_path_short : g_image_path_long;
     char* p = path;
     put_text(p, path + (fits ? sizeof g_image_path_short : kPathCapacity) - 1, place.path);

@@ -9,6 +9,7 @@
 #include "counters.h"
 #include "image_file.h"
 #include "real_copy.h"
+#include "text_buffer.h"
 #include "timeline_store.h"
 
 namespace account {
@@ -73,8 +74,7 @@ void pack_image_info(const Identity& identity, const Settings& settings, PackedI
   bootstrap_move(at, identity.text, used);
   at += used;
   each_string(*info, settings, [&at](uint32_t& len, const char* text, size_t) {
-    size_t n = 0;
-    while (text[n]) ++n;
+    size_t n = string_length(text);
     bootstrap_move(at, text, n);
     at += n;
     len = uint32_t(n);
