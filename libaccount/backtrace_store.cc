@@ -263,7 +263,7 @@ void backtrace_store_add(BacktraceStore* s, const uintptr_t* ips, uint32_t n, ui
   add_other(s, bytes, true);
 }
 
-void compose_backtraces(TextBuffer& out, const BacktraceStore* s) {
+void compose_backtraces(TextBuffer& out, const BacktraceStore* s, const char* exe) {
   const BacktraceGroup* groups = groups_of(s);
   // The largest groups by bytes, kept sorted by insertion (no allocation).
   uint32_t top[kBacktraceRecordGroups];
@@ -350,7 +350,7 @@ void compose_backtraces(TextBuffer& out, const BacktraceStore* s) {
     if (m.path_offset == kNoPath)
       out.put_json_string("");
     else if (m.path_len == 0)
-      out.put_json_string(g_identity.exe());  // the main program
+      out.put_json_string(exe);  // the main program
     else
       out.put_json_string(s->paths + m.path_offset, m.path_len);
     out.key("base"), put_hex_string(out, m.base);

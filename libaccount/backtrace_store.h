@@ -89,8 +89,9 @@ bool create_backtrace_store(uint32_t depth, uint64_t threshold);
 void backtrace_store_add(BacktraceStore* s, const uintptr_t* ips, uint32_t n, uint64_t bytes);
 
 // "backtrace_min", "backtrace_depth", "backtraces":[...], "backtraces_other"
-// and "backtrace_modules":[...] into a record.
-void compose_backtraces(TextBuffer& out, const BacktraceStore* s);
+// and "backtrace_modules":[...] into a record; `exe` names the main program
+// (the image's, also when a sampler composes the record).
+void compose_backtraces(TextBuffer& out, const BacktraceStore* s, const char* exe);
 // The most compose_backtraces can write.
 size_t backtrace_record_capacity(const BacktraceStore* s);
 

@@ -577,5 +577,49 @@ TEST(RunTreeImages, AnonPeakExcludesMappedFile) {
   expect_run_dir_gone(run);
 }
 
+// ---- 8. account run itself killed --------------------------------------------
+
+// Under account run an image leaves its final figures in its file and the run
+// writes its record. If account run is SIGKILLed, no one would: every image
+// sees that the run's process is gone and writes its own record, the images
+// the run had found (sh, sleep) and those started after its death (the two
+// trues) alike.
+TEST(RunTreeImages, AccountRunKilledImagesWriteTheirOwnRecords) {
+  TempDir dir;
+  std::string path = dir.file("r.jsonl");
+  std::string inner = "echo \"$ACCOUNT_RUN_DIR\" >" + dir.file("run_dir") +
+                      "; sleep 0.4; /bin/true; /bin/true; : >" + dir.file("done");
+  std::string outer = fmt::format("{} run -q -o {} -- sh -c '{}' & sleep 0.2; kill -KILL $!",
+                                  ACCOUNT_CLI_PATH, path, inner);
+  ProgramOptions o;
+  o.env = clean_env();
+  ProgramResult r = run_program({"/bin/sh", "-c", outer}, o);
+  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_TRUE(wait_until(10, [&] { return fs::exists(dir.file("done")); }));
+  // sh writes its record as it exits, just after the file above.
+  auto complete = [&] {
+    RecordFile f = read_records(path);
+    return f.processes.size() >= 4;
+  };
+  EXPECT_TRUE(wait_until(10, complete)) << slurp(path);
+  std::string run_dir;
+  std::getline(std::ifstream(dir.file("run_dir")), run_dir);
+  EXPECT_EQ(fs::path(run_dir).filename().string().rfind("account-run-", 0), 0u) << run_dir;
+  std::error_code ec;
+  fs::remove_all(run_dir, ec);  // a killed run leaves its directory
+
+  RecordFile f = read_records(path);
+  EXPECT_TRUE(f.bad_lines.empty());
+  EXPECT_TRUE(f.trees.empty());  // the run died before writing it
+  ASSERT_EQ(f.processes.size(), 4u) << slurp(path);
+  EXPECT_EQ(records_of(f, "sleep").size(), 1u) << slurp(path);
+  EXPECT_EQ(records_of(f, "/true").size(), 2u) << slurp(path);
+  for (const ProcessRecord& p : f.processes) {
+    EXPECT_EQ(p.end, "exit") << p.exe;
+    EXPECT_EQ(p.exit_code.value_or(-1), 0) << p.exe;
+    EXPECT_EQ(p.written_by, "process") << p.exe;
+  }
+}
+
 }  // namespace
 }  // namespace account::testing
