@@ -207,7 +207,7 @@ std::string make_image_dir() {
   if (const char* tmp = getenv("TMPDIR"); tmp && *tmp) bases.emplace_back(tmp);
   bases.emplace_back("/tmp");
   for (const std::string& base : bases) {
-    std::string tmpl = base + "/" + kRunDirPrefix + std::to_string(getpid()) + "-XXXXXX";
+    std::string tmpl = base + "/account-run-XXXXXX";
     if (mkdtemp(tmpl.data())) return tmpl;  // mode 0700
   }
   return "";
@@ -258,7 +258,6 @@ void linger(TreeSampler& tree, const RunOptions& o, const std::string& path, Run
   signals.restore();  // a TERM ends this sampler as any other process
   setsid();
   prctl(PR_SET_NAME, "account-sampler", 0, 0, 0);
-  tree.take_over_images();
   close_all_but_sampler(tree);
   Ticker ticker(interval_ms);
   while (tree.live_processes() > 0) {

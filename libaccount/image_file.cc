@@ -80,13 +80,6 @@ bool sampling_off() {
   return v && v[0] == '0' && v[1] == 0;
 }
 
-const char* last_component(const char* path) {
-  const char* at = path;
-  for (const char* p = path; *p; ++p)
-    if (*p == '/' && p[1]) at = p + 1;
-  return at;
-}
-
 Region* map_in_file(ImagePlace* place) {
   const char* dir = find_env(kRunDirVariable);
   if (!dir || !*dir) return nullptr;
@@ -102,32 +95,10 @@ Region* map_in_file(ImagePlace* place) {
   place->in_file = true;
   Region* r = static_cast<Region*>(p);
   r->info_offset = kInfoOffset;
-  r->sampler_pid = run_pid_of_dir(dir);
   return r;
 }
 
 }  // namespace
-
-bool run_process_alive(pid_t pid) {
-  // /proc/PID/exe answers for a live process only: not for one gone, nor for a
-  // zombie (a killed account run whose parent has not reaped it yet).
-  char path[32], target[8];
-  char* p = path;
-  char* end = path + sizeof path - 1;
-  bool ok =
-      put_text(p, end, "/proc/") && put_decimal(p, end, uint64_t(pid)) && put_text(p, end, "/exe");
-  *p = 0;
-  return ok && raw_readlink(path, target, sizeof target) > 0;
-}
-
-pid_t run_pid_of_dir(const char* dir) {
-  const char* p = last_component(dir);
-  for (const char* prefix = kRunDirPrefix; *prefix; ++prefix, ++p)
-    if (*p != *prefix) return 0;
-  uint64_t pid;
-  if (!take_decimal(p, &pid) || *p != '-' || pid == 0 || pid > 0x7fffffff) return 0;
-  return pid_t(pid);
-}
 
 bool parse_image_name(const char* name, ImageName* out) {
   uint64_t pid, ppid, start;

@@ -134,13 +134,5 @@ void unmap_image_file(ImageFileView* view);
 
 // The environment variable account run sets for its tree.
 constexpr const char kRunDirVariable[] = "ACCOUNT_RUN_DIR";
-// The run's directory is BASE/account-run-<pid>-XXXXXX (mkdtemp's suffix),
-// <pid> the process of account run: an image hands its record over only while
-// that process (or the sampler it left, which says so in the Region) lives.
-constexpr const char kRunDirPrefix[] = "account-run-";
-// The pid a run directory's name holds; 0 if it holds none.
-pid_t run_pid_of_dir(const char* dir);
-// The run's process (or its lingering sampler) still lives, not a zombie.
-bool run_process_alive(pid_t pid);
 
 }  // namespace account

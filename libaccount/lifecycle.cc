@@ -105,25 +105,6 @@ bool claim(uint32_t from, uint32_t to) {
                                      __ATOMIC_ACQUIRE);
 }
 
-// Under account run, the image leaves its final figures in its file and the
-// run's tree sampler writes the record: composing and appending it (an open, a
-// lock and a write on the output's file system) is the tools' work, done off
-// the program's path. Not when the record is a summary for the image's own
-// stderr, nor once the run has let go of the file (kOrphaned) or is gone
-// (killed: nothing would write it).
-bool hand_over(const Ending& ending) {
-  if (!image_in_file() || !g_settings.has_output ||
-      load_relaxed(&g_region->image_state) != kRunning)
-    return false;
-  pid_t run = load_relaxed(&g_region->sampler_pid);
-  if (run <= 0 || !run_process_alive(run)) return false;
-  FinalFigures f;
-  collect_final_figures(f);
-  bootstrap_move(g_region->final_figures, &f, sizeof f);
-  bootstrap_move(g_region->final_ending, &ending, sizeof ending);
-  return claim(kRunning, kHandedOver);  // releases the figures with the state
-}
-
 // Not a vfork child (or a _Fork child) borrowing this image's memory.
 bool own_image() {
   return g_started && g_region && raw_getpid() == g_identity.pid;
@@ -142,9 +123,7 @@ void finish(const Ending& ending) {
   // unless it is already in the output.
   uint64_t saved;
   raw_block_signals(&saved);
-  if (hand_over(ending)) {
-    // The record is account run's to write.
-  } else if (claim(kRunning, kWriting) || claim(kOrphaned, kWriting)) {
+  if (claim(kRunning, kWriting)) {
     FinalFigures f;
     collect_final_figures(f);
     int err = emit(this_image(), f, ending);

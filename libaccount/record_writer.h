@@ -35,6 +35,14 @@ struct RecordSource {
 // This image, from inside it (g_identity, g_settings, g_region, ...).
 RecordSource this_image();
 
+struct FinalFigures {
+  uint64_t end_realtime_ns = 0;
+  uint64_t cpu_user_ns = 0;
+  uint64_t cpu_sys_ns = 0;
+  MemoryPeaks peaks;  // the kernel's VmPeak/VmHWM
+  MemoryNow last;     // a last statm reading, folded into the sampled peaks
+};
+
 void compose_record(TextBuffer& out, const RecordSource& src, const FinalFigures& figures,
                     const Ending& ending);
 void compose_summary(TextBuffer& out, const RecordSource& src, const FinalFigures& figures,

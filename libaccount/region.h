@@ -10,8 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <type_traits>
-
 #include "../sampler/sampling.h"
 
 namespace account {
@@ -62,12 +60,6 @@ enum ImageState : uint32_t {
   kRecorded = 2,     // the record is written; no one else may write it
   kWriting = 3,      // the image is writing its record (composed before the claim);
                      // if it dies now, a sampler checks the output for it
-  // Under account run: the image's final figures and ending are in the Region
-  // (final_figures, final_ending); the run's tree sampler writes the record.
-  kHandedOver = 4,
-  // Set by account run as it lets go of a running image's file (the run is
-  // over): the image writes its own record.
-  kOrphaned = 5,
 };
 
 // True once the image's record is written (by anyone).
@@ -75,16 +67,13 @@ inline bool image_recorded(uint32_t state) {
   return state == kRecorded || state == kExecPending;
 }
 
-static_assert(std::is_trivially_copyable_v<FinalFigures> && std::is_trivially_copyable_v<Ending>);
-
 struct Region {
   uint32_t magic;
   uint32_t image_state;
   int64_t heap_published;
   uint32_t slot_limit;     // slots [0, slot_limit) have ever been claimed
   uint32_t timeline_busy;  // 1 while the sampler adds a timeline point
-  // The process sampling the image: its own sampler standalone, account run
-  // (or its lingering sampler) once it found the image file.
+  // Written by the sampler, read by the target when it writes its own record.
   int32_t sampler_pid;
   uint32_t sampler_alive;
   SampledPeaks sampled;
@@ -101,10 +90,6 @@ struct Region {
   // set before image_state says kRecorded, so a tree sampler that sees the
   // record done also sees whether it was lost (account run counts the losses).
   uint32_t record_write_error;
-  // A FinalFigures and an Ending, valid once image_state says kHandedOver;
-  // kept as bytes so that a Region needs no initializer to run in the target.
-  alignas(8) unsigned char final_figures[sizeof(FinalFigures)];
-  alignas(8) unsigned char final_ending[sizeof(Ending)];
   Slot slots[kSlotCount];
 };
 

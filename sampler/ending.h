@@ -2,10 +2,6 @@
 // `signal` and `written_by` keys of a process record.
 #pragma once
 
-#include <stdint.h>
-
-#include "proc_files.h"
-
 namespace account {
 
 enum class EndKind { kExit, kExec, kSignal, kKilled, kRunning };
@@ -19,15 +15,6 @@ struct Ending {
   int code = 0;  // exit status for kExit, signal number for kSignal/kKilled
   bool code_known = true;
   Writer writer = Writer::kProcess;
-};
-
-// The figures an image's end fixes: when, its CPU, the kernel's peaks.
-struct FinalFigures {
-  uint64_t end_realtime_ns = 0;
-  uint64_t cpu_user_ns = 0;
-  uint64_t cpu_sys_ns = 0;
-  MemoryPeaks peaks;  // the kernel's VmPeak/VmHWM
-  MemoryNow last;     // a last statm reading, folded into the sampled peaks
 };
 
 // A zombie's raw wait status (field 52 of /proc/PID/stat) as an Ending.

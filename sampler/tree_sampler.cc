@@ -24,10 +24,10 @@ struct TreeSampler::Image {
   std::string name;
   ImageName id;
   ImageFileView view;
-  uint32_t state() const { return __atomic_load_n(&view.region->image_state, __ATOMIC_ACQUIRE); }
-  // It runs (or was killed writing its own record): neither written nor handed over.
-  bool running() const { return !image_recorded(state()) && state() != kHandedOver; }
-  bool handed_over() const { return state() == kHandedOver; }
+  // Its record is not written yet (it runs, or was killed writing it).
+  bool running() const {
+    return !image_recorded(__atomic_load_n(&view.region->image_state, __ATOMIC_ACQUIRE));
+  }
 };
 
 struct TreeSampler::Proc {
@@ -128,12 +128,6 @@ TreeSampler::Proc* TreeSampler::proc_of(pid_t pid, bool has_image_file) {
   return raw;
 }
 
-void TreeSampler::take_over_images() {
-  own_pid_ = getpid();
-  for (auto& [name, image] : images_)
-    __atomic_store_n(&image->view.region->sampler_pid, own_pid_, __ATOMIC_RELAXED);
-}
-
 void TreeSampler::watch_from_outside(TreeObserver* observer) {
   observer_ = observer;
 }
@@ -229,8 +223,6 @@ void TreeSampler::discover_images() {
       continue;
     }
     stillborn_.erase(e->d_name);
-    // Its image hands its record over only while this process lives.
-    __atomic_store_n(&image->view.region->sampler_pid, own_pid_, __ATOMIC_RELAXED);
     image->name = e->d_name;
     image->id = id;
     Proc* p = proc_of(id.pid, true);
@@ -326,47 +318,22 @@ std::unique_ptr<ImageInfo> TreeSampler::fallback_info(const ImageName& id) const
   return info;
 }
 
-std::unique_ptr<ImageInfo> TreeSampler::image_info(const Image& image) const {
-  if (!__atomic_load_n(&image.view.region->info_published, __ATOMIC_ACQUIRE))
-    return fallback_info(image.id);  // killed before it copied its identity
-  auto info = std::make_unique<ImageInfo>();
-  unpack_image_info(*image.view.info, info.get());
-  return info;
-}
-
-// The image of an ended process: its record as it handed it over, or, if it
-// died without, from what the samples and the death say.
-void TreeSampler::record_ended_image(Image& image, Proc* proc) {
-  if (!write_handed_over(image) && image.running()) record_death(image, proc);
-}
-
 void TreeSampler::record_death(Image& image, Proc* proc) {
   Ending ending = classify_death(reader_, &proc->watch, Writer::kSampler);
-  std::unique_ptr<ImageInfo> info = image_info(image);
-  if (!claim_dead_image_record(image.view.region, info->settings, image.id.pid,
-                               info->identity.start_realtime_ns))
+  Region* r = image.view.region;
+  std::unique_ptr<ImageInfo> info;
+  if (__atomic_load_n(&r->info_published, __ATOMIC_ACQUIRE)) {
+    info = std::make_unique<ImageInfo>();
+    unpack_image_info(*image.view.info, info.get());
+  } else {
+    // Killed before it copied its identity: what the run and /proc know.
+    info = fallback_info(image.id);
+  }
+  if (!claim_dead_image_record(r, info->settings, image.id.pid, info->identity.start_realtime_ns))
     return;
   refresh_image_file((image_dir_ + "/" + image.name).c_str(), &image.view);
-  write_death_record(*info, image.view.region, image.view.timeline, image.view.backtraces, *proc,
-                     ending);
-}
-
-// An image that ended (exit, exec, _exit) with its figures in its file: its
-// record, written here, is the one it would have written itself.
-bool TreeSampler::write_handed_over(Image& image) {
-  uint32_t from = kHandedOver;
-  if (!__atomic_compare_exchange_n(&image.view.region->image_state, &from, kRecorded, false,
-                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-    return false;
-  std::unique_ptr<ImageInfo> info = image_info(image);
-  refresh_image_file((image_dir_ + "/" + image.name).c_str(), &image.view);
-  const Region* r = image.view.region;
-  FinalFigures figures;
-  Ending ending;
-  std::memcpy(&figures, r->final_figures, sizeof figures);
-  std::memcpy(&ending, r->final_ending, sizeof ending);
-  write_image_record(*info, r, image.view.timeline, image.view.backtraces, figures, ending);
-  return true;
+  r = image.view.region;
+  write_death_record(*info, r, image.view.timeline, image.view.backtraces, *proc, ending);
 }
 
 void TreeSampler::write_death_record(const ImageInfo& info, const Region* region,
@@ -378,14 +345,6 @@ void TreeSampler::write_death_record(const ImageInfo& info, const Region* region
   f.cpu_user_ns = proc.watch.cpu.user_ns;
   f.cpu_sys_ns = proc.watch.cpu.sys_ns;
   f.peaks = proc.watch.kernel;
-  write_image_record(info, region, timeline, backtraces, f, ending);
-  ++records_written_;
-}
-
-void TreeSampler::write_image_record(const ImageInfo& info, const Region* region,
-                                     const SharedTimeline* timeline,
-                                     const BacktraceStore* backtraces, const FinalFigures& f,
-                                     const Ending& ending) {
   RecordSource src;
   src.identity = &info.identity;
   src.settings = &info.settings;
@@ -394,6 +353,7 @@ void TreeSampler::write_image_record(const ImageInfo& info, const Region* region
   src.backtraces = backtraces;
   src.malloc_interposed = !region->malloc_not_interposed;
   count_loss(emit(src, f, ending));
+  ++records_written_;
 }
 
 void TreeSampler::count_loss(int err) {
@@ -402,22 +362,13 @@ void TreeSampler::count_loss(int err) {
   if (first_write_error_ == 0) first_write_error_ = err;
 }
 
-// An image's file is done with: its record is written (or lost) by now, or,
-// still running when the run lets go of it, the image writes its own.
-void TreeSampler::forget_image_file(Image& image) {
-  write_handed_over(image);
-  uint32_t state = kRunning;
-  if (!__atomic_compare_exchange_n(&image.view.region->image_state, &state, kOrphaned, false,
-                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
-      image_recorded(state))
-    count_loss(int(__atomic_load_n(&image.view.region->record_write_error, __ATOMIC_RELAXED)));
-  unlink((image_dir_ + "/" + image.name).c_str());
-  unmap_image_file(&image.view);
-}
-
+// An image's file is done with: its record is written (or lost) by now.
 void TreeSampler::forget_image(Image* image) {
+  if (!image->running())
+    count_loss(int(__atomic_load_n(&image->view.region->record_write_error, __ATOMIC_RELAXED)));
   std::string name = image->name;  // the key outlives the Image it names
-  forget_image_file(*image);
+  unlink((image_dir_ + "/" + name).c_str());
+  unmap_image_file(&image->view);
   images_.erase(name);
 }
 
@@ -427,7 +378,7 @@ void TreeSampler::record_stillborn(const std::string& name, const ImageName& id,
   if (map_image_file(path.c_str(), &image->view)) {  // it got as far as its Region
     image->name = name;
     image->id = id;
-    record_ended_image(*image, proc);
+    if (image->running()) record_death(*image, proc);
     unmap_image_file(&image->view);
   } else {
     // Killed between creating its file and setting it up: nothing was counted.
@@ -453,7 +404,8 @@ void TreeSampler::end_proc(pid_t pid) {
     observer_->image_ended(pid, p->watch, p->own,
                            classify_death(reader_, &p->watch, Writer::kWatch));
   }
-  for (Image* image : p->images) record_ended_image(*image, p);
+  for (Image* image : p->images)
+    if (image->running()) record_death(*image, p);
   for (auto& [name, id] : p->stillborn) {
     if (!stillborn_.count(name)) continue;  // it became a proper image file
     record_stillborn(name, id, p);
@@ -471,17 +423,7 @@ void TreeSampler::end_proc(pid_t pid) {
   procs_.erase(it);
 }
 
-// Writes the records handed over since the last look, in the order the images
-// started (an exec chain's images in sequence, as the report's CPU rule reads
-// them), and forgets the files whose record is out.
-void TreeSampler::finish_images() {
-  std::vector<Image*> handed_over;
-  for (auto& [name, image] : images_)
-    if (image->handed_over()) handed_over.push_back(image.get());
-  std::sort(handed_over.begin(), handed_over.end(), [](const Image* a, const Image* b) {
-    return a->id.start_monotonic_ns < b->id.start_monotonic_ns;
-  });
-  for (Image* image : handed_over) write_handed_over(*image);
+void TreeSampler::forget_recorded_images() {
   for (auto it = images_.begin(); it != images_.end();) {
     Image* image = it->second.get();
     if (image->running()) {
@@ -512,7 +454,7 @@ void TreeSampler::handle_ended() {
   for (auto& [pid, p] : procs_)
     if (p->ended) ended.push_back(pid);
   for (pid_t pid : ended) end_proc(pid);
-  finish_images();
+  forget_recorded_images();
 }
 
 size_t TreeSampler::settle() {
@@ -561,12 +503,14 @@ void TreeSampler::empty_image_dir() {
     while (dirent* e = readdir(dir)) {
       if (e->d_name[0] == '.') continue;
       // A file no tick looked at (an image that came and went between two):
-      // its record is handed over, written, or lost.
-      Image image;
+      // its record is written by now, or lost.
+      ImageName id;
+      ImageFileView view;
       std::string path = image_dir_ + "/" + e->d_name;
-      if (parse_image_name(e->d_name, &image.id) && map_image_file(path.c_str(), &image.view)) {
-        image.name = e->d_name;
-        forget_image_file(image);
+      if (parse_image_name(e->d_name, &id) && map_image_file(path.c_str(), &view)) {
+        if (image_recorded(__atomic_load_n(&view.region->image_state, __ATOMIC_ACQUIRE)))
+          count_loss(int(__atomic_load_n(&view.region->record_write_error, __ATOMIC_RELAXED)));
+        unmap_image_file(&view);
       }
       unlinkat(dirfd(dir), e->d_name, 0);
     }

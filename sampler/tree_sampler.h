@@ -10,7 +10,6 @@
 #pragma once
 
 #include <sys/types.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <map>
@@ -109,9 +108,6 @@ class TreeSampler {
   /// root's tree (orphans), and `observer` is told of every process without
   /// an image file. Call before the first tick.
   void watch_from_outside(TreeObserver* observer);
-  /// A forked process (account run's lingering sampler) goes on watching: the
-  /// images hand their records over to it from now on.
-  void take_over_images();
   /// Watches `pid` from now on (a fork of the tree that the proc connector
   /// reported before any walk could see it).
   void adopt(pid_t pid);
@@ -150,23 +146,16 @@ class TreeSampler {
   struct Proc;
   Proc* proc_of(pid_t pid, bool has_image_file = false);
   void discover_images();
-  void finish_images();
-  void record_ended_image(Image& image, Proc* proc);
+  void forget_recorded_images();
   void record_death(Image& image, Proc* proc);
-  bool write_handed_over(Image& image);
   void record_stillborn(const std::string& name, const ImageName& id, Proc* proc);
   void write_death_record(const ImageInfo& info, const Region* region,
                           const SharedTimeline* timeline, const BacktraceStore* backtraces,
                           const Proc& proc, const Ending& ending);
-  void write_image_record(const ImageInfo& info, const Region* region,
-                          const SharedTimeline* timeline, const BacktraceStore* backtraces,
-                          const FinalFigures& figures, const Ending& ending);
-  std::unique_ptr<ImageInfo> image_info(const Image& image) const;
   std::unique_ptr<ImageInfo> fallback_info(const ImageName& id) const;
   void end_proc(pid_t pid);
   void count_loss(int err);
   void forget_image(Image* image);
-  void forget_image_file(Image& image);
   bool recorded_zombie(pid_t pid);
   std::vector<pid_t> children(pid_t pid, ChildrenFile* file);
 
@@ -178,7 +167,6 @@ class TreeSampler {
   const ImageInfo* fallback_;
   ProcReader& reader_;
   int epoll_fd_ = -1;
-  pid_t own_pid_ = getpid();  // written into each image file it finds
   SampledPeaks tree_{};
   std::set<pid_t> seen_;
   std::vector<pid_t> live_;

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -79,17 +78,6 @@ TEST_F(ImageFileLookTest, RunningImageIsMappedLive) {
             ssize_t(sizeof recorded));
   close(fd);
   EXPECT_EQ(view.region->image_state, uint32_t(kRecorded));
-  unmap_image_file(&view);
-}
-
-// Handed over: the image ended and left its figures; the sampler must map the
-// file to write its record.
-TEST_F(ImageFileLookTest, HandedOverImageIsMappedForItsRecord) {
-  write_image(kHandedOver, 0);
-  ImageFileView view;
-  uint32_t err = 0;
-  ASSERT_EQ(look_at_image_file(path_.c_str(), &view, &err), ImageFileLook::kMapped);
-  EXPECT_EQ(view.region->image_state, uint32_t(kHandedOver));
   unmap_image_file(&view);
 }
 
@@ -193,32 +181,6 @@ TEST(PackedInfo, LongestStringsFitAndDamagedLengthsAreCut) {
   EXPECT_EQ(strlen(back->identity.exe()), kPathCapacity - 1);
   EXPECT_EQ(back->identity.argv_len, kArgvCapacity);
   EXPECT_LT(strlen(back->settings.output), kPathCapacity);
-}
-
-// The run's directory names account run's process; nothing else does.
-TEST(RunDir, NameHoldsTheRunsPid) {
-  EXPECT_EQ(run_pid_of_dir("/dev/shm/account-run-4321-AbC123"), 4321);
-  EXPECT_EQ(run_pid_of_dir("account-run-7-x"), 7);
-  EXPECT_EQ(run_pid_of_dir("/dev/shm/account-run-AbC123"), 0);  // no pid in it
-  EXPECT_EQ(run_pid_of_dir("/dev/shm/account-run-0-AbC123"), 0);
-  EXPECT_EQ(run_pid_of_dir("/dev/shm/account-run-12"), 0);  // no suffix
-  EXPECT_EQ(run_pid_of_dir("/tmp/images"), 0);
-  EXPECT_EQ(run_pid_of_dir("/account-run-99999999999-x"), 0);  // not a pid
-  EXPECT_EQ(run_pid_of_dir(""), 0);
-}
-
-// Alive means running: a zombie (a killed run not yet reaped) is as dead as a
-// process reaped.
-TEST(RunDir, ZombieOrReapedRunIsNotAlive) {
-  EXPECT_TRUE(run_process_alive(getpid()));
-  pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) _exit(0);
-  siginfo_t info{};
-  ASSERT_EQ(waitid(P_PID, id_t(child), &info, WEXITED | WNOWAIT), 0);  // a zombie now
-  EXPECT_FALSE(run_process_alive(child));
-  ASSERT_EQ(waitpid(child, nullptr, 0), child);
-  EXPECT_FALSE(run_process_alive(child));
 }
 
 }  // namespace
