@@ -210,8 +210,7 @@ TEST(RunTreeImages, SigkilledGrandchildBacktracesNameItsProgram) {
   ASSERT_EQ(r->written_by, "sampler") << context(run);
   EXPECT_TRUE(ends_with(r->exe, "/kill_child")) << r->exe;
   std::string line = record_lines(run, child);
-  EXPECT_NE(line.find("\"backtraces\":[{\"count\":3,\"bytes\":3000000"), std::string::npos)
-      << line;
+  EXPECT_NE(line.find("\"backtraces\":[{\"count\":3,\"bytes\":3000000"), std::string::npos) << line;
   EXPECT_NE(line.find("\"backtrace_modules\":[{\"path\":\"" + r->exe + "\""), std::string::npos)
       << line;
 }
