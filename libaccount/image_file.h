@@ -67,6 +67,8 @@ struct PackedInfo {
 
 // Packs the bytes in use of an identity and settings.
 void pack_image_info(const Identity& identity, const Settings& settings, PackedInfo* out);
+// How many bytes pack_image_info writes for them.
+size_t packed_info_size(const Identity& identity, const Settings& settings);
 // Rebuilds the ImageInfo a PackedInfo holds (lengths beyond capacity are cut).
 void unpack_image_info(const PackedInfo& packed, ImageInfo* out);
 
@@ -110,7 +112,6 @@ void publish_image_info();
 // An image file mapped by a sampler outside the image.
 struct ImageFileView {
   Region* region = nullptr;
-  const PackedInfo* info = nullptr;  // read only once region->info_published is 1
   SharedTimeline* timeline = nullptr;
   const BacktraceStore* backtraces = nullptr;
   void* base = nullptr;
@@ -131,6 +132,10 @@ ImageFileLook look_at_image_file(const char* path, ImageFileView* view, uint32_t
 // Maps again if the image has added parts since (a timeline, backtraces).
 bool refresh_image_file(const char* path, ImageFileView* view);
 void unmap_image_file(ImageFileView* view);
+// The identity and settings the image published in its file (nullptr before
+// it did, or if the file says they are anywhere but in Region::inline_info or
+// at kInfoOffset).
+const PackedInfo* published_info(const ImageFileView& view);
 
 // The environment variable account run sets for its tree.
 constexpr const char kRunDirVariable[] = "ACCOUNT_RUN_DIR";

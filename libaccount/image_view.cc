@@ -81,12 +81,34 @@ void pack_image_info(const Identity& identity, const Settings& settings, PackedI
   });
 }
 
+size_t packed_info_size(const Identity& identity, const Settings& settings) {
+  size_t n = offsetof(PackedInfo, text) + identity.text_used();
+  struct {
+    uint32_t test_len, op_len, output_len;
+  } lengths{};  // each_string's field list, without a PackedInfo on the stack
+  each_string(lengths, settings,
+              [&n](uint32_t, const char* text, size_t) { n += string_length(text); });
+  return n;
+}
+
 void publish_image_info() {
   Region* r = g_region;
   if (!image_in_file() || !r) return;
+  size_t at = packed_info_size(g_identity, g_settings) <= kInlineInfoBytes
+                  ? offsetof(Region, inline_info)
+                  : kInfoOffset;
   pack_image_info(g_identity, g_settings,
-                  reinterpret_cast<PackedInfo*>(reinterpret_cast<char*>(r) + kInfoOffset));
+                  reinterpret_cast<PackedInfo*>(reinterpret_cast<char*>(r) + at));
+  store_relaxed(&r->info_offset, uint64_t(at));
   __atomic_store_n(&r->info_published, 1u, __ATOMIC_RELEASE);
+}
+
+const PackedInfo* published_info(const ImageFileView& view) {
+  const Region* r = view.region;
+  if (!r || !__atomic_load_n(&r->info_published, __ATOMIC_ACQUIRE)) return nullptr;
+  uint64_t at = load_relaxed(&r->info_offset);
+  if (at != offsetof(Region, inline_info) && at != kInfoOffset) return nullptr;
+  return reinterpret_cast<const PackedInfo*>(reinterpret_cast<const char*>(r) + at);
 }
 
 void unpack_image_info(const PackedInfo& p, ImageInfo* out) {
@@ -123,7 +145,6 @@ bool map_image_fd(int fd, ImageFileView* view) {
     unmap_image_file(view);
     return false;
   }
-  view->info = reinterpret_cast<const PackedInfo*>(static_cast<char*>(p) + kInfoOffset);
   uint64_t at = load_relaxed(&view->region->timeline_offset);
   if (at && at + sizeof(SharedTimeline) <= view->mapped) {
     auto* t = reinterpret_cast<SharedTimeline*>(static_cast<char*>(p) + at);

@@ -67,6 +67,11 @@ inline bool image_recorded(uint32_t state) {
   return state == kRecorded || state == kExecPending;
 }
 
+// Room for an image's packed identity and settings (PackedInfo, image_file.h)
+// on the Region's first page, beside the counters a single-threaded program
+// touches: a usual image then writes one page of its file, not two.
+constexpr size_t kInlineInfoBytes = 1920;
+
 struct Region {
   uint32_t magic;
   uint32_t image_state;
@@ -90,6 +95,7 @@ struct Region {
   // set before image_state says kRecorded, so a tree sampler that sees the
   // record done also sees whether it was lost (account run counts the losses).
   uint32_t record_write_error;
+  alignas(8) char inline_info[kInlineInfoBytes];  // info_offset says if in use
   Slot slots[kSlotCount];
 };
 

@@ -51,7 +51,7 @@ namespace {
 
 void add_timeline_point(ImageFileView& v, const MemoryNow& now) {
   Region* r = v.region;
-  const PackedInfo* info = __atomic_load_n(&r->info_published, __ATOMIC_ACQUIRE) ? v.info : nullptr;
+  const PackedInfo* info = published_info(v);
   if (!v.timeline || !info) return;
   __atomic_store_n(&r->timeline_busy, 1u, __ATOMIC_SEQ_CST);
   Totals t = sum_slots(r);
@@ -322,9 +322,9 @@ void TreeSampler::record_death(Image& image, Proc* proc) {
   Ending ending = classify_death(reader_, &proc->watch, Writer::kSampler);
   Region* r = image.view.region;
   std::unique_ptr<ImageInfo> info;
-  if (__atomic_load_n(&r->info_published, __ATOMIC_ACQUIRE)) {
+  if (const PackedInfo* packed = published_info(image.view)) {
     info = std::make_unique<ImageInfo>();
-    unpack_image_info(*image.view.info, info.get());
+    unpack_image_info(*packed, info.get());
   } else {
     // Killed before it copied its identity: what the run and /proc know.
     info = fallback_info(image.id);

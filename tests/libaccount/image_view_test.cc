@@ -81,6 +81,31 @@ TEST_F(ImageFileLookTest, RunningImageIsMappedLive) {
   unmap_image_file(&view);
 }
 
+// The packed identity is read where the file says it is (on the Region's
+// first page, or at kInfoOffset for a long one), once published, and nowhere
+// else: a damaged offset gives none.
+TEST_F(ImageFileLookTest, PublishedInfoIsFoundWhereTheFileSays) {
+  write_image(kRunning, 0);
+  ImageFileView view;
+  uint32_t err = 0;
+  ASSERT_EQ(look_at_image_file(path_.c_str(), &view, &err), ImageFileLook::kMapped);
+  Region* r = view.region;
+  const char* base = reinterpret_cast<const char*>(r);
+  r->info_offset = offsetof(Region, inline_info);
+  EXPECT_EQ(published_info(view), nullptr);  // not published yet
+  r->info_published = 1;
+  EXPECT_EQ(reinterpret_cast<const char*>(published_info(view)),
+            base + offsetof(Region, inline_info));
+  EXPECT_LT(offsetof(Region, inline_info) + kInlineInfoBytes, size_t(4096));
+  r->info_offset = kInfoOffset;
+  EXPECT_EQ(reinterpret_cast<const char*>(published_info(view)), base + kInfoOffset);
+  r->info_offset = kInfoOffset + 8;
+  EXPECT_EQ(published_info(view), nullptr);
+  r->info_offset = ~0ull;
+  EXPECT_EQ(published_info(view), nullptr);
+  unmap_image_file(&view);
+}
+
 TEST_F(ImageFileLookTest, FileStillBeingSetUpOrMissingIsNotYetAnImage) {
   ImageFileView view;
   uint32_t err = 0;
@@ -121,10 +146,19 @@ TEST(PackedInfo, RoundTripOfEveryField) {
   copy_string(settings->output, sizeof settings->output, "/tmp/out-%p.jsonl");
 
   auto packed = std::make_unique<PackedInfo>();
+  std::memset(static_cast<void*>(packed.get()), 0xaa, sizeof *packed);
   pack_image_info(*id, *settings, packed.get());
   EXPECT_EQ(packed->exe_len + 1 + packed->argv_len + packed->test_len + packed->op_len +
                 packed->output_len,
             13u + sizeof argv + 5 + 8 + 17);
+  // packed_info_size is exactly what pack_image_info wrote: the text ends
+  // there, and the bytes after it are untouched.
+  size_t size = packed_info_size(*id, *settings);
+  EXPECT_EQ(size, offsetof(PackedInfo, text) + 13u + sizeof argv + 5 + 8 + 17);
+  const unsigned char* bytes = reinterpret_cast<const unsigned char*>(packed.get());
+  EXPECT_EQ(bytes[size - 1], 'l');  // the last of the output, "/tmp/out-%p.jsonl"
+  EXPECT_EQ(bytes[size], 0xaa);
+  EXPECT_LE(size, kInlineInfoBytes);  // a usual image: on the Region's first page
 
   auto back = std::make_unique<ImageInfo>();
   unpack_image_info(*packed, back.get());
@@ -166,6 +200,8 @@ TEST(PackedInfo, LongestStringsFitAndDamagedLengthsAreCut) {
   copy_string(settings->output, sizeof settings->output, out.c_str());
   auto packed = std::make_unique<PackedInfo>();
   pack_image_info(*id, *settings, packed.get());
+  // Too long for the Region's first page: publish_image_info gives it its own.
+  EXPECT_GT(packed_info_size(*id, *settings), kInlineInfoBytes);
   auto back = std::make_unique<ImageInfo>();
   unpack_image_info(*packed, back.get());
   EXPECT_EQ(std::string(back->identity.exe()), exe);
