@@ -93,9 +93,7 @@ Region* map_in_file(ImagePlace* place) {
     return nullptr;
   }
   place->in_file = true;
-  Region* r = static_cast<Region*>(p);
-  r->info_offset = kInfoOffset;
-  return r;
+  return static_cast<Region*>(p);
 }
 
 }  // namespace

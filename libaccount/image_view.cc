@@ -103,6 +103,13 @@ void publish_image_info() {
   __atomic_store_n(&r->info_published, 1u, __ATOMIC_RELEASE);
 }
 
+// Both places hold a whole PackedInfo within the head every image file has, so
+// lengths a damaged file claims never read past the mapping; the inline one
+// stays on the first page.
+static_assert(offsetof(Region, inline_info) + kInlineInfoBytes <= kImagePage);
+static_assert(offsetof(Region, inline_info) + sizeof(PackedInfo) <= kHeadBytes);
+static_assert(kInfoOffset + sizeof(PackedInfo) <= kHeadBytes);
+
 const PackedInfo* published_info(const ImageFileView& view) {
   const Region* r = view.region;
   if (!r || !__atomic_load_n(&r->info_published, __ATOMIC_ACQUIRE)) return nullptr;

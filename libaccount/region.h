@@ -84,7 +84,8 @@ struct Region {
   SampledPeaks sampled;
   uint64_t sampler_cpu_ns;
   // Where the image's other shared parts are in its image file (image_file.h);
-  // 0 when absent or when the parts are anonymous mappings.
+  // 0 when absent or when the parts are anonymous mappings. info_offset is
+  // set as the identity is published (Region::inline_info or kInfoOffset).
   uint64_t info_offset;
   uint64_t timeline_offset;
   uint64_t backtrace_offset;
