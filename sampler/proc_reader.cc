@@ -16,7 +16,6 @@ bool ProcReader::open(ProcHandle* h) {
   h->statm_fd = open_proc_file(h->pid, "statm");
   if (h->statm_fd < 0) return false;
   h->stat_fd = open_proc_file(h->pid, "stat");
-  h->status_fd = open_proc_file(h->pid, "status");
   return true;
 }
 
@@ -36,6 +35,7 @@ bool ProcReader::stat(ProcHandle* h, CpuAndExit* out) {
 }
 
 bool ProcReader::status(ProcHandle* h, MemoryPeaks* out) {
+  if (h->status_fd < 0 && h->statm_fd >= 0) h->status_fd = open_proc_file(h->pid, "status");
   return read_status_peaks(h->status_fd, out);
 }
 

@@ -21,7 +21,9 @@ struct ProcHandle {
 
 class ProcReader {
  public:
-  // Opens the files of h->pid; false if statm cannot be opened (gone already).
+  // Opens statm and stat of h->pid; false if statm cannot be opened (gone
+  // already). status is opened at its first read: a process met in passing
+  // may end before anyone reads it.
   virtual bool open(ProcHandle* h);
   virtual void close(ProcHandle* h);
   virtual bool statm(ProcHandle* h, MemoryNow* out);

@@ -19,15 +19,20 @@ void raise_peaks(SampledPeaks* peaks, const MemoryNow& now) {
 }
 
 bool sample_tick(ProcReader& proc, ProcessWatch* w, SampledPeaks* peaks, MemoryNow* now) {
-  bool slow = w->ticks % kSlowEvery == 0;
+  bool slow = w->ticks % kSlowEvery == w->first_slow % kSlowEvery;
   ++w->ticks;
   if (!proc.statm(&w->handle, now) || now->size_bytes == 0) return false;
   raise_peaks(peaks, *now);
   if (slow) {
-    CpuAndExit cpu;
-    if (proc.stat(&w->handle, &cpu)) w->cpu = cpu;
+    // status first: read through the stat opened with statm, the process is
+    // known to have outlived the opening of a status opened just now by pid.
     MemoryPeaks kernel;
-    if (proc.status(&w->handle, &kernel)) w->kernel = kernel;
+    bool have_kernel = proc.status(&w->handle, &kernel);
+    CpuAndExit cpu;
+    if (proc.stat(&w->handle, &cpu)) {
+      w->cpu = cpu;
+      if (have_kernel) w->kernel = kernel;
+    }
   }
   return true;
 }

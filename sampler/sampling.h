@@ -29,6 +29,9 @@ struct SampledPeaks {
 struct ProcessWatch {
   ProcHandle handle;
   uint64_t ticks = 0;
+  // The tick of the first slow read (then every kSlowEvery): 0, or 1 for a
+  // process met in passing (account run's tree), most of which live one tick.
+  uint64_t first_slow = 0;
   CpuAndExit cpu;      // the last stat read
   MemoryPeaks kernel;  // the last status read (VmPeak, VmHWM)
 };
@@ -36,7 +39,7 @@ struct ProcessWatch {
 // Folds one statm reading into the peaks.
 void raise_peaks(SampledPeaks* peaks, const MemoryNow& now);
 
-// One tick: statm every tick, stat and status on the first tick and every
+// One tick: statm every tick, stat and status on tick w->first_slow and every
 // kSlowEvery after. Returns false (and changes no peak) when the process is
 // gone or a zombie (whose statm reads all zeros).
 bool sample_tick(ProcReader& proc, ProcessWatch* w, SampledPeaks* peaks, MemoryNow* now);

@@ -34,7 +34,11 @@ struct TreeSampler::Proc {
   ProcessWatch watch;
   ChildrenFile children;
   int pidfd = -1;
+  // Its pidfd is open and in the epoll set. Under account run a process is met
+  // in passing first (statm and stat only) and insured at its second tick.
+  bool insured = false;
   bool ended = false;
+  uint64_t live_at = 0;  // the last tick that sampled it alive
   bool shim_sampler = false;
   bool found = false;                                        // the observer was told of it
   SampledPeaks own{};                                        // for a process without an image file
@@ -103,14 +107,16 @@ TreeSampler::Proc* TreeSampler::proc_of(pid_t pid, bool has_image_file) {
     p->shim_sampler = true;
     reader_.close(&p->watch.handle);
   }
-  if (!p->shim_sampler) {
-    p->pidfd = int(syscall(SYS_pidfd_open, pid, 0));
-    p->watch.handle.pidfd = p->pidfd;
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.u64 = uint64_t(pid);
-    if (p->pidfd < 0 || epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, p->pidfd, &ev) != 0) p->ended = true;
-    if (observer_ && !p->ended && reader_.stat(&p->watch.handle, &p->watch.cpu)) {
+  if (!opened) {
+    p->ended = true;
+  } else if (!p->shim_sampler && !observer_) {
+    // Most processes of a script live less than a tick: what a process needs
+    // only if it dies without its record (its pidfd, status, children) waits
+    // for its second tick.
+    p->watch.first_slow = 1;
+  } else if (!p->shim_sampler) {
+    if (!insure(pid, p.get())) p->ended = true;
+    if (!p->ended && reader_.stat(&p->watch.handle, &p->watch.cpu)) {
       // Reaped between the open and the read, the kernel still answers from
       // the open file, with ppid 0: an image that is gone, not one to record
       // with no parent (the census counts it as unseen). Only the root may
@@ -126,6 +132,16 @@ TreeSampler::Proc* TreeSampler::proc_of(pid_t pid, bool has_image_file) {
   Proc* raw = p.get();
   procs_.emplace(pid, std::move(p));
   return raw;
+}
+
+bool TreeSampler::insure(pid_t pid, Proc* p) {
+  p->insured = true;
+  p->pidfd = int(syscall(SYS_pidfd_open, pid, 0));
+  p->watch.handle.pidfd = p->pidfd;
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.u64 = uint64_t(pid);
+  return p->pidfd >= 0 && epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, p->pidfd, &ev) == 0;
 }
 
 void TreeSampler::watch_from_outside(TreeObserver* observer) {
@@ -236,6 +252,7 @@ void TreeSampler::discover_images() {
 }
 
 void TreeSampler::tick() {
+  ++ticks_;
   discover_images();
   MemoryNow sum;
   live_.clear();
@@ -250,7 +267,7 @@ void TreeSampler::tick() {
       walked.insert(pid);
       Image* image = p->current();
       MemoryNow now;
-      if (!sample_tick(reader_, &p->watch, image ? &image->view.region->sampled : &p->own, &now))
+      if (!sample(pid, p, image ? &image->view.region->sampled : &p->own, &now))
         continue;  // gone, or a zombie
       if (image) {
         refresh_image_file((image_dir_ + "/" + image->name).c_str(), &image->view);
@@ -264,6 +281,9 @@ void TreeSampler::tick() {
       live_.push_back(pid);
       seen_.insert(pid);
       // Kept open from a process's second tick on: most live for one at most.
+      // One met in passing is walked from its second tick: a child it made in
+      // its first is found then, or by its image file.
+      if (!p->insured) continue;
       for (pid_t c : p->watch.ticks > 1 ? children(pid, &p->children) : children_of(pid))
         pending.push_back(c);
     }
@@ -286,7 +306,7 @@ void TreeSampler::tick() {
     if (walked.count(pid) || p->ended || p->shim_sampler) continue;
     if (Image* image = p->current()) {
       MemoryNow now;
-      if (!sample_tick(reader_, &p->watch, &image->view.region->sampled, &now)) continue;
+      if (!sample(pid, p.get(), &image->view.region->sampled, &now)) continue;
       add_timeline_point(image->view, now);
       sum.size_bytes += now.size_bytes;
       sum.resident_bytes += now.resident_bytes;
@@ -295,7 +315,37 @@ void TreeSampler::tick() {
     }
   }
   raise_peaks(&tree_, sum);
-  handle_ended();
+  // A process met in passing has no pidfd to say it ended: one not sampled
+  // alive in this tick (gone, a zombie, or not walked: a parent met in passing
+  // lists no children yet) is asked.
+  for (auto& [pid, p] : procs_)
+    if (!p->insured && !p->ended && !p->shim_sampler && p->live_at != ticks_)
+      p->ended = has_ended(p.get());
+  end_ended();
+}
+
+bool TreeSampler::sample(pid_t pid, Proc* p, SampledPeaks* peaks, MemoryNow* now) {
+  // Its second tick: insured before the statm read, which then tells that the
+  // pidfd is this process's (it was alive after the pidfd was opened).
+  bool insuring = !p->insured && !observer_ && p->watch.ticks == 1;
+  if (insuring && !insure(pid, p)) {
+    p->ended = true;  // reaped since the last tick
+    return false;
+  }
+  if (!sample_tick(reader_, &p->watch, peaks, now)) {
+    MemoryNow zeros;
+    if (insuring && !reader_.statm(&p->watch.handle, &zeros)) {
+      // Reaped before the statm read: the pid may have been handed out again.
+      // (Zeros: a zombie, or one still exiting, whose pid is still its own.)
+      epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, p->pidfd, nullptr);
+      close(p->pidfd);
+      p->pidfd = p->watch.handle.pidfd = -1;
+      p->insured = false;
+    }
+    return false;
+  }
+  p->live_at = ticks_;
+  return true;
 }
 
 namespace {
@@ -440,15 +490,33 @@ void TreeSampler::forget_recorded_images() {
 }
 
 void TreeSampler::handle_ended() {
-  epoll_event events[64];
+  // Between ticks, a process met in passing is asked whether it has ended.
+  for (auto& [pid, p] : procs_)
+    if (!p->insured && !p->ended && !p->shim_sampler) p->ended = has_ended(p.get());
+  end_ended();
+}
+
+bool TreeSampler::has_ended(Proc* p) {
+  MemoryNow now;
+  if (!reader_.statm(&p->watch.handle, &now)) return true;  // reaped
+  if (now.size_bytes != 0) return false;
+  // No memory: a zombie, or a process still exiting (its memory gone, its
+  // exit status not yet set), which is asked again later.
+  CpuAndExit stat;
+  return !reader_.stat(&p->watch.handle, &stat) || stat.state == 'Z';
+}
+
+void TreeSampler::end_ended() {
+  constexpr int kEvents = 64;
+  epoll_event events[kEvents];
   for (;;) {
-    int n = epoll_wait(epoll_fd_, events, 64, 0);
-    if (n <= 0) break;
+    int n = epoll_wait(epoll_fd_, events, kEvents, 0);
     for (int i = 0; i < n; ++i) {
       auto it = procs_.find(pid_t(events[i].data.u64));
       if (it != procs_.end()) it->second->ended = true;
       end_proc(pid_t(events[i].data.u64));
     }
+    if (n < kEvents) break;  // all that were ready
   }
   std::vector<pid_t> ended;
   for (auto& [pid, p] : procs_)

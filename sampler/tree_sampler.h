@@ -81,10 +81,13 @@ class TreeSampler {
   int wait_fd() const { return epoll_fd_; }
 
   /// One tick: finds new image files, walks the tree, reads every live
-  /// process's statm, sums and raises the peaks; ends with handle_ended().
+  /// process's statm, sums and raises the peaks; ends as handle_ended() does.
+  /// Under account run a process is met in passing at its first tick (statm
+  /// and stat opened); at its second it gets its pidfd, status and children.
   void tick();
   /// Writes the record of each image whose process has ended without one, and
-  /// forgets images that wrote their own.
+  /// forgets images that wrote their own. A process still met in passing
+  /// (no pidfd yet) is found ended by reading its statm and stat.
   void handle_ended();
   /// One more tick and every ended image handled: call after the command
   /// ended. Returns how many processes of the tree still live (daemons).
@@ -145,6 +148,10 @@ class TreeSampler {
   struct Image;
   struct Proc;
   Proc* proc_of(pid_t pid, bool has_image_file = false);
+  bool insure(pid_t pid, Proc* p);
+  bool sample(pid_t pid, Proc* p, SampledPeaks* peaks, MemoryNow* now);
+  void end_ended();
+  bool has_ended(Proc* p);
   void discover_images();
   void forget_recorded_images();
   void record_death(Image& image, Proc* proc);
@@ -167,6 +174,7 @@ class TreeSampler {
   const ImageInfo* fallback_;
   ProcReader& reader_;
   int epoll_fd_ = -1;
+  uint64_t ticks_ = 0;
   SampledPeaks tree_{};
   std::set<pid_t> seen_;
   std::vector<pid_t> live_;

@@ -182,6 +182,37 @@ TEST(Sampling, SlowReadsExactlyEveryKSlowEveryTicks) {
   EXPECT_EQ(e.w.cpu.sys_ns, 2 * 3 * kSlowEvery * kTickNs);
 }
 
+// account run's tree meets most processes for one tick: their first slow
+// read waits for the second.
+TEST(Sampling, SlowReadsFromTheSecondTickForAProcessMetInPassing) {
+  Engine e;
+  e.w.first_slow = 1;
+  const uint64_t ticks = 2 * kSlowEvery + 3;
+  for (uint64_t tick = 0; tick < ticks; ++tick) ASSERT_TRUE(e.tick());
+  std::vector<uint64_t> slow = {1, kSlowEvery + 1, 2 * kSlowEvery + 1};
+  EXPECT_EQ(e.proc.stat_at, slow);
+  EXPECT_EQ(e.proc.status_at, slow);
+  EXPECT_EQ(e.proc.statm_calls, ticks);
+  EXPECT_EQ(e.peaks.samples, ticks);
+}
+
+// status is read before stat: a stat that no longer reads (the process is
+// gone, its pid perhaps another's) takes the status reading with it.
+TEST(Sampling, StatusKeptOnlyWhenTheStatAfterItReads) {
+  Engine e;
+  e.proc.stat_file.reset();
+  ASSERT_TRUE(e.tick());  // tick 0: slow, status readable, stat not
+  EXPECT_EQ(e.proc.status_at, (std::vector<uint64_t>{0}));
+  EXPECT_EQ(e.proc.stat_at, (std::vector<uint64_t>{0}));
+  EXPECT_FALSE(e.w.kernel.valid);
+  EXPECT_FALSE(e.w.cpu.valid);
+  e.proc.stat_file = stat_text('S', 7, 3, 0);
+  for (uint64_t tick = 1; tick <= kSlowEvery; ++tick) ASSERT_TRUE(e.tick());
+  EXPECT_TRUE(e.w.kernel.valid);
+  EXPECT_EQ(e.w.kernel.vm_peak_bytes, 4000u * 1024);
+  EXPECT_EQ(e.w.cpu.user_ns, 7 * kTickNs);
+}
+
 TEST(Sampling, UnreadableSlowFilesKeepTheLastValues) {
   Engine e;
   e.proc.stat_file = stat_text('S', 7, 3, 0);
