@@ -9,6 +9,7 @@
 /// (SIGKILL, a crash, an OOM kill), so no image needs a sampler of its own.
 #pragma once
 
+#include <dirent.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -171,6 +172,7 @@ class TreeSampler {
 
   pid_t root_;
   std::string image_dir_;
+  DIR* image_dir_stream_ = nullptr;  // image_dir_, read at every tick
   const ImageInfo* fallback_;
   ProcReader& reader_;
   int epoll_fd_ = -1;
