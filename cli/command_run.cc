@@ -135,6 +135,7 @@ struct RunResult {
   uint64_t tree_end_ns = 0;           // when the last process of the tree ended
   uint64_t processes = 0;
   SampledPeaks peaks{};
+  uint64_t own_cpu_ns = 0;    // account run's CPU for this run (the tree record's sampler_cpu_s)
   bool lingering = false;     // daemons outlive the command: a sampler writes the tree record
   uint64_t records_lost = 0;  // records that could not be written (the tree record too)
   std::string write_error;    // why the first of them was lost
@@ -150,6 +151,8 @@ std::string tree_record(const RunOptions& o, const RunResult& r, unsigned run) {
   t.tree_end_ns = r.tree_end_ns;
   t.processes = r.processes;
   t.peaks = r.peaks;
+  t.have_sampler_cpu = true;
+  t.sampler_cpu_ns = r.own_cpu_ns;
   t.have_status = true;
   t.wait_status = r.status;
   t.aborted = r.aborted;
@@ -270,6 +273,7 @@ void linger(TreeSampler& tree, const RunOptions& o, const std::string& path, Run
   r.tree_end_ns = std::max(r.end_ns, tree.last_end_ns());
   r.processes = tree.processes_seen();
   r.peaks = tree.peaks();
+  r.own_cpu_ns += process_cpu_now_ns();  // a fork's own CPU starts at 0
   if (temporary)
     unlink(path.c_str());
   else if (std::string err = write_tree_record(path, tree_record(o, r, run)); !err.empty())
@@ -288,6 +292,7 @@ std::chrono::steady_clock::time_point after_seconds(double s) {
 RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, RunSignals& signals,
                    bool temporary) {
   RunResult r;
+  uint64_t cpu_at_start = process_cpu_now_ns();
   std::string image_dir = make_image_dir();
   if (image_dir.empty())
     unsetenv(kRunDirVariable);
@@ -387,6 +392,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   reap_others(-1);
   r.processes = tree.processes_seen();
   r.peaks = tree.peaks();
+  r.own_cpu_ns = process_cpu_now_ns() - cpu_at_start;
   r.tree_end_ns = std::max(r.end_ns, tree.last_end_ns());
   std::string tree_error;
   if (running > 0) {

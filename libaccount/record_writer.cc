@@ -211,6 +211,7 @@ void compose_tree_record(TextBuffer& out, const TreeFigures& tree) {
   out.field(kSampledRssPeak, tree.peaks.rss_bytes);
   out.field(kSampledRssAnonPeak, tree.peaks.anon_bytes);
   out.field(kSamples, tree.peaks.samples);
+  if (tree.have_sampler_cpu) out.field_fixed(kSamplerCpu, tree.sampler_cpu_ns / 1000, 6);
   if (tree.have_status) {
     Ending e = ending_from_wait_status(true, tree.wait_status, Writer::kProcess);
     if (e.kind == EndKind::kExit)

@@ -60,6 +60,10 @@ struct TreeFigures {
   uint64_t tree_end_ns = 0;           // the last process of the tree (0: not known)
   uint64_t processes = 0;
   SampledPeaks peaks{};  // of the summed tree
+  // account run: the CPU it spent itself on this run (the tree sampler, the
+  // spawn, the waiting), as sampler_cpu_s.
+  bool have_sampler_cpu = false;
+  uint64_t sampler_cpu_ns = 0;
   bool have_status = false;
   int wait_status = 0;  // the command's raw wait status
   bool aborted = false;

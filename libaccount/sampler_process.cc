@@ -31,12 +31,6 @@ namespace account {
 
 namespace {
 
-uint64_t own_cpu_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
-
 // Closes every descriptor but `keep`.
 void close_inherited_descriptors(int keep) {
   if (syscall(SYS_close_range, 0u, unsigned(keep - 1), 0u) == 0 &&
@@ -68,7 +62,7 @@ void record_death(ProcessWatch& w, Region* r) {
   f.cpu_user_ns = w.cpu.user_ns;
   f.cpu_sys_ns = w.cpu.sys_ns;
   f.peaks = w.kernel;
-  store_relaxed(&r->sampler_cpu_ns, own_cpu_ns());
+  store_relaxed(&r->sampler_cpu_ns, process_cpu_now_ns());
   RecordSource src = this_image();
   src.region = r;
   emit(src, f, ending);
@@ -109,7 +103,7 @@ void record_death(ProcessWatch& w, Region* r) {
     if (!ticker.due()) continue;
     MemoryNow now;
     if (sample_tick(system_proc(), &w, &r->sampled, &now) && g_timeline) add_timeline_point(r, now);
-    if (w.ticks % kSlowEvery == 1) store_relaxed(&r->sampler_cpu_ns, own_cpu_ns());
+    if (w.ticks % kSlowEvery == 1) store_relaxed(&r->sampler_cpu_ns, process_cpu_now_ns());
   }
   store_relaxed(&r->sampler_alive, 0u);
   syscall(SYS_exit_group, 0);

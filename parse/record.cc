@@ -47,6 +47,12 @@ class Fields {
     i64(key, v);
     out = v;
   }
+  void optional_number(const char* key, std::optional<double>& out) {
+    if (!o_.contains(key) || o_.at(key).is_null()) return;
+    double v = 0;
+    number(key, v);
+    out = v;
+  }
   void number(const char* key, double& out, bool required = true) {
     const json::value* v = find(key, required);
     if (!v) return;
@@ -156,6 +162,7 @@ std::optional<Record> record_from_value(const json::value& value, std::string* r
     f.u64(keys::kSampledRssPeak, t.sampled_rss_peak_bytes);
     f.u64(keys::kSampledRssAnonPeak, t.sampled_rss_anon_peak_bytes, false);
     f.u64(keys::kSamples, t.samples, false);
+    f.optional_number(keys::kSamplerCpu, t.sampler_cpu_s);
     f.optional_i64(keys::kExitCode, t.exit_code);
     f.optional_i64(keys::kSignal, t.signal);
     f.boolean(keys::kAborted, t.aborted);

@@ -71,6 +71,9 @@ struct TreeRecord {
   uint64_t sampled_rss_peak_bytes = 0;
   uint64_t sampled_rss_anon_peak_bytes = 0;  ///< concurrent anon peak; 0 when absent
   uint64_t samples = 0;
+  /// account run's own CPU for this run (its tree sampler); absent in older
+  /// records and in account watch's.
+  std::optional<double> sampler_cpu_s;
   std::optional<int64_t> exit_code;
   std::optional<int64_t> signal;
   bool aborted = false;

@@ -63,6 +63,12 @@ uint64_t monotonic_now_ns() {
   return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
 }
 
+uint64_t process_cpu_now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
 uint64_t realtime_now_ns() {
   timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);

@@ -71,5 +71,7 @@ class Ticker {
 
 uint64_t monotonic_now_ns();
 uint64_t realtime_now_ns();
+// The CPU this process has used, all its threads (CLOCK_PROCESS_CPUTIME_ID).
+uint64_t process_cpu_now_ns();
 
 }  // namespace account

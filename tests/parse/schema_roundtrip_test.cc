@@ -540,6 +540,8 @@ TreeFigures tree_figures() {
   t.peaks.rss_bytes = 98765432;
   t.peaks.anon_bytes = 54321000;
   t.peaks.samples = 200;
+  t.have_sampler_cpu = true;
+  t.sampler_cpu_ns = 12345678;  // written in whole microseconds
   return t;
 }
 
@@ -554,6 +556,7 @@ void expect_tree(const TreeRecord& got, const TreeRecord& want) {
   EXPECT_EQ(got.sampled_rss_peak_bytes, want.sampled_rss_peak_bytes);
   EXPECT_EQ(got.sampled_rss_anon_peak_bytes, want.sampled_rss_anon_peak_bytes);
   EXPECT_EQ(got.samples, want.samples);
+  EXPECT_EQ(got.sampler_cpu_s, want.sampler_cpu_s);
   EXPECT_EQ(got.exit_code, want.exit_code);
   EXPECT_EQ(got.signal, want.signal);
   EXPECT_EQ(got.aborted, want.aborted);
@@ -576,6 +579,7 @@ TreeRecord expected_tree() {
   t.sampled_rss_peak_bytes = 98765432;
   t.sampled_rss_anon_peak_bytes = 54321000;
   t.samples = 200;
+  t.sampler_cpu_s = 0.012345;
   return t;
 }
 
@@ -593,7 +597,8 @@ std::vector<std::string> tree_keys(const char* end_key, bool interrupted) {
                                 "sampled_size_peak_bytes",
                                 "sampled_rss_peak_bytes",
                                 "sampled_rss_anon_peak_bytes",
-                                "samples"};
+                                "samples",
+                                "sampler_cpu_s"};
   if (end_key) k.push_back(end_key);
   k.push_back("aborted");
   if (interrupted) k.push_back("interrupted");
@@ -655,6 +660,17 @@ TEST(SchemaRoundTrip, TreeRecordOfThisHost) {
   TreeRecord want = expected_tree();
   want.host = names.nodename;
   expect_tree(parse_as<TreeRecord>(compose_tree(figures)), want);
+}
+
+// account watch's tree records (and older account run ones) have no sampler CPU.
+TEST(SchemaRoundTrip, TreeRecordWithoutSamplerCpu) {
+  TreeFigures figures = tree_figures();
+  figures.have_sampler_cpu = false;
+  std::string line = compose_tree(figures);
+  EXPECT_FALSE(raw(line).contains("sampler_cpu_s")) << line;
+  TreeRecord want = expected_tree();
+  want.sampler_cpu_s.reset();
+  expect_tree(parse_as<TreeRecord>(line), want);
 }
 
 // Many records of every kind in one stream, as a file holds them.
