@@ -54,11 +54,13 @@ class TreeObserver {
 };
 
 /// A process's children file (/proc/PID/task/PID/children) and its task
-/// directory, kept open between ticks: one fstat (its link count tells a
-/// single-threaded process) and one pread a tick.
+/// directory, kept open between ticks: one pread a tick, and every kSlowEvery
+/// ticks an fstat (its link count tells a single-threaded process) and, for
+/// one with threads, every thread's file.
 struct ChildrenFile {
   int task_fd = -1;
   int children_fd = -1;
+  uint64_t reads = 0;
   bool holds(int fd) const { return fd >= 0 && (fd == task_fd || fd == children_fd); }
   void close();
 };

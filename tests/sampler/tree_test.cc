@@ -106,6 +106,54 @@ TEST(TreeChildren, OfTheMainThreadAndOfAnotherThread) {
   EXPECT_TRUE(children_of(999999999).empty());  // no such process
 }
 
+// The tree sampler reads a process's main thread's children every tick and
+// every thread's every kSlowEvery ticks: a child (here without the shim, so
+// no image file announces it) forked by another thread joins the walk within
+// kSlowEvery ticks, and is not lost.
+TEST(TreeChildren, AnotherThreadsChildWalkedWithinKSlowEveryTicks) {
+  TreeSampler tree(getpid());
+  tree.tick();  // the root's children file is open and its threads looked at
+  pid_t child = 0;
+  std::mutex m;
+  std::condition_variable cv;
+  bool forked = false, done = false;
+  std::thread other([&] {
+    std::unique_lock<std::mutex> lock(m);
+    child = fork();
+    if (child == 0) {
+      pause();
+      _exit(0);
+    }
+    forked = true;
+    cv.notify_all();
+    cv.wait(lock, [&] { return done; });
+  });
+  {
+    std::unique_lock<std::mutex> lock(m);
+    cv.wait(lock, [&] { return forked; });
+  }
+  ASSERT_GT(child, 0);
+  uint64_t ticks = 0;
+  auto walked = [&] {
+    const std::vector<pid_t>& live = tree.live();
+    return std::find(live.begin(), live.end(), child) != live.end();
+  };
+  while (ticks < 2 * kSlowEvery && !walked()) {
+    tree.tick();
+    ++ticks;
+  }
+  EXPECT_TRUE(walked());
+  EXPECT_LE(ticks, kSlowEvery);
+  {
+    std::lock_guard<std::mutex> lock(m);
+    done = true;
+  }
+  cv.notify_all();
+  other.join();
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+}
+
 TEST(TreeSampling, ConcurrentChildrenAddUp) {
   TempDir dir;
   TreeRecord t =
