@@ -57,51 +57,69 @@ TEST(TreeSampling, AnImageEndedBeforeTheFirstTickIsCounted) {
   EXPECT_EQ(tree.records_written(), 0u);  // its record is its own, not the sampler's
 }
 
+pid_t fork_sleeper() {
+  pid_t pid = fork();
+  if (pid == 0) {
+    pause();
+    _exit(0);
+  }
+  return pid;
+}
+
+// A sleeping child forked by a second thread, which stays alive (so the child
+// stays that thread's) until the object goes; then the child is killed.
+class ChildOfAnotherThread {
+ public:
+  ChildOfAnotherThread()
+      : thread_([this] {
+          std::unique_lock<std::mutex> lock(m_);
+          pid_ = fork_sleeper();
+          forked_ = true;
+          cv_.notify_all();
+          cv_.wait(lock, [this] { return done_; });
+        }) {
+    std::unique_lock<std::mutex> lock(m_);
+    cv_.wait(lock, [this] { return forked_; });
+  }
+  ~ChildOfAnotherThread() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  pid_t pid() const { return pid_; }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool forked_ = false, done_ = false;
+  pid_t pid_ = 0;
+  std::thread thread_;  // last: started once the rest is set up
+};
+
 // A child of the main thread and a child forked by another thread: both are
 // children of the process, whether it has one thread or two.
 TEST(TreeChildren, OfTheMainThreadAndOfAnotherThread) {
-  auto sleeper = [] {
-    pid_t pid = fork();
-    if (pid == 0) {
-      pause();
-      _exit(0);
-    }
-    return pid;
-  };
   auto sorted = [](std::vector<pid_t> v) {
     std::sort(v.begin(), v.end());
     return v;
   };
-  pid_t first = sleeper();
+  pid_t first = fork_sleeper();
   ASSERT_GT(first, 0);
   EXPECT_EQ(children_of(getpid()), std::vector<pid_t>{first});  // one thread: one file read
-  pid_t second = 0;
-  std::mutex m;
-  std::condition_variable cv;
-  bool forked = false, done = false;
-  std::thread other([&] {
-    std::unique_lock<std::mutex> lock(m);
-    second = sleeper();
-    forked = true;
-    cv.notify_all();
-    cv.wait(lock, [&] { return done; });  // alive while the children are read
-  });
   {
-    std::unique_lock<std::mutex> lock(m);
-    cv.wait(lock, [&] { return forked; });
+    ChildOfAnotherThread second;
+    ASSERT_GT(second.pid(), 0);
+    EXPECT_EQ(sorted(children_of(getpid())), sorted({first, second.pid()}));
   }
-  ASSERT_GT(second, 0);
-  EXPECT_EQ(sorted(children_of(getpid())), sorted({first, second}));
-  {
-    std::lock_guard<std::mutex> lock(m);
-    done = true;
-  }
-  cv.notify_all();
-  other.join();
-  for (pid_t c : {first, second}) {
-    kill(c, SIGKILL);
-    waitpid(c, nullptr, 0);
-  }
+  kill(first, SIGKILL);
+  waitpid(first, nullptr, 0);
   EXPECT_TRUE(children_of(getpid()).empty());
   EXPECT_TRUE(children_of(999999999).empty());  // no such process
 }
@@ -113,45 +131,19 @@ TEST(TreeChildren, OfTheMainThreadAndOfAnotherThread) {
 TEST(TreeChildren, AnotherThreadsChildWalkedWithinKSlowEveryTicks) {
   TreeSampler tree(getpid());
   tree.tick();  // the root's children file is open and its threads looked at
-  pid_t child = 0;
-  std::mutex m;
-  std::condition_variable cv;
-  bool forked = false, done = false;
-  std::thread other([&] {
-    std::unique_lock<std::mutex> lock(m);
-    child = fork();
-    if (child == 0) {
-      pause();
-      _exit(0);
-    }
-    forked = true;
-    cv.notify_all();
-    cv.wait(lock, [&] { return done; });
-  });
-  {
-    std::unique_lock<std::mutex> lock(m);
-    cv.wait(lock, [&] { return forked; });
-  }
-  ASSERT_GT(child, 0);
-  uint64_t ticks = 0;
+  ChildOfAnotherThread child;
+  ASSERT_GT(child.pid(), 0);
   auto walked = [&] {
     const std::vector<pid_t>& live = tree.live();
-    return std::find(live.begin(), live.end(), child) != live.end();
+    return std::find(live.begin(), live.end(), child.pid()) != live.end();
   };
+  uint64_t ticks = 0;
   while (ticks < 2 * kSlowEvery && !walked()) {
     tree.tick();
     ++ticks;
   }
   EXPECT_TRUE(walked());
   EXPECT_LE(ticks, kSlowEvery);
-  {
-    std::lock_guard<std::mutex> lock(m);
-    done = true;
-  }
-  cv.notify_all();
-  other.join();
-  kill(child, SIGKILL);
-  waitpid(child, nullptr, 0);
 }
 
 TEST(TreeSampling, ConcurrentChildrenAddUp) {
