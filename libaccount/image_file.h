@@ -122,9 +122,10 @@ struct ImageFileView {
 // the record). False if it cannot be opened or is not an image file.
 bool map_image_file(const char* path, ImageFileView* view);
 // What look_at_image_file found: an image still to be watched (mapped), one
-// whose record is already written (not mapped: nothing to watch), or a file
-// that cannot be read as an image file yet (still being set up, or gone).
-enum class ImageFileLook { kMapped, kRecorded, kNotYet };
+// whose record is already written (not mapped: nothing to watch), a file
+// that cannot be read as an image file yet (still being set up), or no file
+// (the sampler removed it once done with it).
+enum class ImageFileLook { kMapped, kRecorded, kNotYet, kMissing };
 // A first look at a new image file: reads the Region's head, and keeps the
 // whole file mapped only if the image's record is not written yet. For kRecorded,
 // *write_error gets the errno of the image's failed write (0: written).

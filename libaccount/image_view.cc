@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <sys/mman.h>
@@ -179,7 +180,7 @@ bool map_image_file(const char* path, ImageFileView* view) {
 ImageFileLook look_at_image_file(const char* path, ImageFileView* view, uint32_t* write_error) {
   *view = ImageFileView{};
   int fd = open_image(path);
-  if (fd < 0) return ImageFileLook::kNotYet;
+  if (fd < 0) return errno == ENOENT ? ImageFileLook::kMissing : ImageFileLook::kNotYet;
   // The Region's fields before its slots: enough to tell a finished image.
   alignas(Region) char head[offsetof(Region, slots)];
   const Region* r = reinterpret_cast<const Region*>(head);

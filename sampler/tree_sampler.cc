@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/epoll.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -79,7 +80,17 @@ TreeSampler::TreeSampler(pid_t root, std::string image_dir, const ImageInfo* fal
       image_dir_(std::move(image_dir)),
       fallback_(fallback),
       reader_(proc),
-      epoll_fd_(epoll_create1(EPOLL_CLOEXEC)) {}
+      epoll_fd_(epoll_create1(EPOLL_CLOEXEC)) {
+  // Watched from before the command starts: a tick reads the image files
+  // created since the last one rather than listing the directory.
+  if (image_dir_.empty()) return;
+  image_dir_watch_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  if (image_dir_watch_ >= 0 &&
+      inotify_add_watch(image_dir_watch_, image_dir_.c_str(), IN_CREATE | IN_MOVED_TO) < 0) {
+    close(image_dir_watch_);
+    image_dir_watch_ = -1;
+  }
+}
 
 TreeSampler::~TreeSampler() {
   for (auto& [pid, p] : procs_) {
@@ -89,6 +100,7 @@ TreeSampler::~TreeSampler() {
   }
   root_children_.close();
   if (image_dir_stream_) closedir(image_dir_stream_);
+  if (image_dir_watch_ >= 0) close(image_dir_watch_);
   for (auto& [name, image] : images_) unmap_image_file(&image->view);
   if (epoll_fd_ >= 0) close(epoll_fd_);
 }
@@ -214,46 +226,79 @@ void TreeSampler::report_running() {
 
 void TreeSampler::discover_images() {
   if (image_dir_.empty()) return;
-  // Kept open between ticks: a rewind instead of an open, a stat and a close.
-  if (!image_dir_stream_)
-    image_dir_stream_ = opendir(image_dir_.c_str());
-  else
-    rewinddir(image_dir_stream_);
-  DIR* dir = image_dir_stream_;
-  if (!dir) return;
-  while (dirent* e = readdir(dir)) {
-    ImageName id;
-    if (!parse_image_name(e->d_name, &id) || images_.count(e->d_name)) continue;
-    // A process of the tree, also when it ended before any tick saw it alive.
-    seen_.insert(id.pid);
-    auto image = std::make_unique<Image>();
-    std::string path = image_dir_ + "/" + e->d_name;
-    uint32_t write_error = 0;
-    ImageFileLook look = look_at_image_file(path.c_str(), &image->view, &write_error);
-    if (look == ImageFileLook::kRecorded) {  // it wrote its record before we looked
-      stillborn_.erase(e->d_name);
-      count_loss(int(write_error));
-      unlink(path.c_str());
-      continue;
-    }
-    if (look == ImageFileLook::kNotYet) {
-      // Still being set up (found on a later look), or its process was killed
-      // while setting it up: decided when the process ends.
-      if (!stillborn_.count(e->d_name))
-        proc_of(id.pid, true)->stillborn.emplace_back(e->d_name, id);
-      stillborn_.insert(e->d_name);
-      continue;
-    }
-    stillborn_.erase(e->d_name);
-    image->name = e->d_name;
-    image->id = id;
-    Proc* p = proc_of(id.pid, true);
-    auto& list = p->images;
-    auto at = list.begin();
-    while (at != list.end() && (*at)->id.start_monotonic_ns < id.start_monotonic_ns) ++at;
-    list.insert(at, image.get());
-    images_.emplace(image->name, std::move(image));
+  std::vector<std::string> names;
+  if (new_image_names(&names)) {
+    // Only the names created since the last tick, and the files that were
+    // not set up yet when last looked at.
+    names.insert(names.end(), stillborn_.begin(), stillborn_.end());
+  } else {
+    // The first tick, no watch, or the watch overflowed: the whole directory,
+    // kept open between ticks (a rewind instead of an open, a stat, a close).
+    if (!image_dir_stream_)
+      image_dir_stream_ = opendir(image_dir_.c_str());
+    else
+      rewinddir(image_dir_stream_);
+    if (!image_dir_stream_) return;
+    while (dirent* e = readdir(image_dir_stream_)) names.emplace_back(e->d_name);
   }
+  for (const std::string& name : names) look_at_image(name);
+}
+
+bool TreeSampler::new_image_names(std::vector<std::string>* names) {
+  if (image_dir_watch_ < 0 || !listed_once_) {
+    listed_once_ = true;
+    return false;
+  }
+  alignas(inotify_event) char events[16384];
+  bool overflow = false;
+  for (;;) {
+    ssize_t n = read(image_dir_watch_, events, sizeof events);
+    if (n <= 0) break;  // EAGAIN: all read
+    for (ssize_t at = 0; at < n;) {
+      const auto* e = reinterpret_cast<const inotify_event*>(events + at);
+      if (e->mask & IN_Q_OVERFLOW) overflow = true;
+      if (e->len) names->emplace_back(e->name);
+      at += ssize_t(sizeof(inotify_event) + e->len);
+    }
+  }
+  if (overflow) names->clear();
+  return !overflow;
+}
+
+void TreeSampler::look_at_image(const std::string& name) {
+  ImageName id;
+  if (!parse_image_name(name.c_str(), &id) || images_.count(name)) return;
+  // A process of the tree, also when it ended before any tick saw it alive.
+  seen_.insert(id.pid);
+  auto image = std::make_unique<Image>();
+  std::string path = image_dir_ + "/" + name;
+  uint32_t write_error = 0;
+  ImageFileLook look = look_at_image_file(path.c_str(), &image->view, &write_error);
+  // Named again after the sampler was done with it (a watch's event for a
+  // file the first listing found too): nothing to do.
+  if (look == ImageFileLook::kMissing) return;
+  if (look == ImageFileLook::kRecorded) {  // it wrote its record before we looked
+    stillborn_.erase(name);
+    count_loss(int(write_error));
+    unlink(path.c_str());
+    return;
+  }
+  if (look == ImageFileLook::kNotYet) {
+    // Still being set up (found on a later look), or its process was killed
+    // while setting it up: decided when the process ends.
+    if (!stillborn_.count(name)) proc_of(id.pid, true)->stillborn.emplace_back(name, id);
+    stillborn_.insert(name);
+    return;
+  }
+  stillborn_.erase(name);
+  image->name = name;
+  image->id = id;
+  Proc* p = proc_of(id.pid, true);
+  auto& list = p->images;
+  auto at = list.begin();
+  while (at != list.end() && (*at)->id.start_monotonic_ns < id.start_monotonic_ns) ++at;
+  list.insert(at, image.get());
+  images_.emplace(image->name, std::move(image));
 }
 
 void TreeSampler::tick() {
@@ -544,6 +589,7 @@ size_t TreeSampler::live_processes() const {
 bool TreeSampler::owns_descriptor(int fd) const {
   if (fd == epoll_fd_ || root_children_.holds(fd)) return true;
   if (image_dir_stream_ && fd == dirfd(image_dir_stream_)) return true;
+  if (fd == image_dir_watch_ && fd >= 0) return true;
   for (auto& [pid, p] : procs_) {
     const ProcHandle& h = p->watch.handle;
     if (fd == p->pidfd || fd == h.statm_fd || fd == h.stat_fd || fd == h.status_fd) return true;
@@ -568,6 +614,8 @@ void TreeSampler::remove_image_dir() {
   empty_image_dir();
   if (image_dir_stream_) closedir(image_dir_stream_);
   image_dir_stream_ = nullptr;
+  if (image_dir_watch_ >= 0) close(image_dir_watch_);
+  image_dir_watch_ = -1;
   if (!image_dir_.empty()) rmdir(image_dir_.c_str());
 }
 

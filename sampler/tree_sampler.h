@@ -156,6 +156,8 @@ class TreeSampler {
   void end_ended();
   bool has_ended(Proc* p);
   void discover_images();
+  bool new_image_names(std::vector<std::string>* names);
+  void look_at_image(const std::string& name);
   void forget_recorded_images();
   void record_death(Image& image, Proc* proc);
   void record_stillborn(const std::string& name, const ImageName& id, Proc* proc);
@@ -174,7 +176,9 @@ class TreeSampler {
 
   pid_t root_;
   std::string image_dir_;
-  DIR* image_dir_stream_ = nullptr;  // image_dir_, read at every tick
+  DIR* image_dir_stream_ = nullptr;  // image_dir_, listed when its watch cannot tell
+  int image_dir_watch_ = -1;         // inotify: names created in image_dir_
+  bool listed_once_ = false;
   const ImageInfo* fallback_;
   ProcReader& reader_;
   int epoll_fd_ = -1;

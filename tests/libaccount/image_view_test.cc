@@ -106,10 +106,10 @@ TEST_F(ImageFileLookTest, PublishedInfoIsFoundWhereTheFileSays) {
   unmap_image_file(&view);
 }
 
-TEST_F(ImageFileLookTest, FileStillBeingSetUpOrMissingIsNotYetAnImage) {
+TEST_F(ImageFileLookTest, FileStillBeingSetUpIsNotYetAnImageAndNoFileIsMissing) {
   ImageFileView view;
   uint32_t err = 0;
-  EXPECT_EQ(look_at_image_file(path_.c_str(), &view, &err), ImageFileLook::kNotYet);  // missing
+  EXPECT_EQ(look_at_image_file(path_.c_str(), &view, &err), ImageFileLook::kMissing);
   write_image(kRunning, 0, 0);  // created, not yet sized
   EXPECT_EQ(look_at_image_file(path_.c_str(), &view, &err), ImageFileLook::kNotYet);
   int fd = open(path_.c_str(), O_RDWR);
