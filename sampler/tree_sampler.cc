@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/epoll.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
@@ -260,6 +261,9 @@ bool TreeSampler::new_image_names(std::vector<std::string>* names) {
       if (e->len) names->emplace_back(e->name);
       at += ssize_t(sizeof(inotify_event) + e->len);
     }
+    // Room for another event was left: the queue was empty (what comes in
+    // now is read at the next tick).
+    if (size_t(n) + sizeof(inotify_event) + NAME_MAX + 1 <= sizeof events) break;
   }
   if (overflow) names->clear();
   return !overflow;
