@@ -381,7 +381,7 @@ void TreeSampler::tick() {
 bool TreeSampler::sample(pid_t pid, Proc* p, SampledPeaks* peaks, MemoryNow* now) {
   // Its second tick: insured before the statm read, which then tells that the
   // pidfd is this process's (it was alive after the pidfd was opened).
-  bool insuring = !p->insured && !observer_ && p->watch.ticks == 1;
+  bool insuring = !p->insured && p->watch.ticks == 1;  // watched from outside: insured at once
   if (insuring && !insure(pid, p)) {
     p->ended = true;  // reaped since the last tick
     return false;

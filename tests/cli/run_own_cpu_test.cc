@@ -41,13 +41,15 @@ TEST(RunOwnCpu, TreeRecordHoldsTheRunsCpuNotTheCommands) {
 // Daemons outlive the command: the lingering sampler writes the tree record,
 // and its CPU is the run's too. A fork's own CPU starts from zero, so without
 // it the record would hold only what account run spent before the fork, the
-// same for a daemon of 50 ms as for one of 2 s; with it the longer watch (some
-// 390 more ticks, each a few system calls) costs clearly more.
+// same for a daemon of 50 ms as for one of 2 s; with it the longer watch costs
+// clearly more. A 1-ms tick makes that some 1950 more ticks, so a fast machine,
+// whose ticks cost little, still shows it.
 double lingering_run_cpu(const std::string& daemon_seconds) {
   TempDir dir;
   std::string path = dir.file("r.jsonl");
-  ProgramResult r = run_program({ACCOUNT_CLI_PATH, "run", "-q", "-o", path, "--", "/bin/sh", "-c",
-                                 "/bin/sleep " + daemon_seconds + " >/dev/null 2>&1 & exit 0"});
+  ProgramResult r =
+      run_program({ACCOUNT_CLI_PATH, "run", "-q", "--interval", "1", "-o", path, "--", "/bin/sh",
+                   "-c", "/bin/sleep " + daemon_seconds + " >/dev/null 2>&1 & exit 0"});
   EXPECT_EQ(r.status, 0) << r.err;
   RecordFile f;
   for (int i = 0; i < 500 && f.trees.empty(); ++i) {
@@ -63,9 +65,9 @@ TEST(RunOwnCpu, LingeringSamplerAddsItsOwn) {
   double short_watch = lingering_run_cpu("0.05"), long_watch = lingering_run_cpu("2");
   EXPECT_GT(short_watch, 0.0);
   // Without the fork's own CPU both are account run's share alone, the same
-  // within noise (measured: 0.9 and 1.6 ms, 1.4 and 1.7 ms); with it the
-  // short one adds the fork's start and the long one some 390 more ticks
-  // (measured: 3.5-4.7 ms against 8.5-9.5 ms for a 1-s daemon).
+  // within noise (measured at 5 ms: 0.9 and 1.6 ms, 1.4 and 1.7 ms); with it
+  // the short one adds the fork's start and the long one its ticks (measured
+  // at 1 ms: 5.9-7.7 ms against 48-51 ms).
   EXPECT_GT(long_watch, 1.5 * short_watch);
   EXPECT_LT(long_watch, 1.0);  // a sampler's CPU, not the daemon's life
 }
