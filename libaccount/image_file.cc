@@ -160,6 +160,13 @@ bool image_in_file() {
   return g_in_file;
 }
 
+void remove_own_image_file() {
+  if (!g_in_file || !g_image_path) return;
+  int saved_errno = errno;
+  unlink(g_image_path);
+  errno = saved_errno;
+}
+
 void* map_image_part(size_t size, uint64_t* offset) {
   *offset = 0;
   if (!g_in_file) {

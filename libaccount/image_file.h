@@ -100,6 +100,12 @@ void unmap_image_region(Region* r);
 // True when this image's Region is in an image file (a tree sampler watches it,
 // so the image starts no sampler of its own).
 bool image_in_file();
+// Called once the image wrote its own record without an error: it removes its
+// image file itself. A tree sampler would otherwise open, read, close and
+// unlink it (four system calls an image, on the core beside the program); it
+// sees the file come and go in its directory watch instead. Any other file
+// (an image killed, or one whose record was lost) is the sampler's to remove.
+void remove_own_image_file();
 
 // Maps `size` more bytes of shared state for this image: appended to its image
 // file (*offset receives where) or anonymous (*offset = 0). nullptr on failure.

@@ -1,6 +1,7 @@
 #include "tree_sampler.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/epoll.h>
@@ -26,9 +27,14 @@ struct TreeSampler::Image {
   std::string name;
   ImageName id;
   ImageFileView view;
-  // Its record is not written yet (it runs, or was killed writing it).
+  bool file_removed = false;  // the image removed its file (remove_own_image_file)
+  bool recorded_by_sampler = false;
+  // Its record is not written yet (it runs, or was killed writing it). A file
+  // removed while its Region says running was discarded by its process, which
+  // lost the race for its first Region and uses another: no record is its.
   bool running() const {
-    return !image_recorded(__atomic_load_n(&view.region->image_state, __ATOMIC_ACQUIRE));
+    return !file_removed &&
+           !image_recorded(__atomic_load_n(&view.region->image_state, __ATOMIC_ACQUIRE));
   }
 };
 
@@ -42,9 +48,10 @@ struct TreeSampler::Proc {
   bool ended = false;
   uint64_t live_at = 0;  // the last tick that sampled it alive
   bool shim_sampler = false;
-  bool found = false;                                        // the observer was told of it
-  SampledPeaks own{};                                        // for a process without an image file
-  std::vector<Image*> images;                                // its image files, oldest first
+  bool found = false;          // the observer was told of it
+  bool had_children = false;   // its last walk found children (orphaned to account run if it ends)
+  SampledPeaks own{};          // for a process without an image file
+  std::vector<Image*> images;  // its image files, oldest first
   std::vector<std::pair<std::string, ImageName>> stillborn;  // files not set up yet
   Image* current() const {
     for (auto it = images.rbegin(); it != images.rend(); ++it)
@@ -86,8 +93,8 @@ TreeSampler::TreeSampler(pid_t root, std::string image_dir, const ImageInfo* fal
   // created since the last one rather than listing the directory.
   if (image_dir_.empty()) return;
   image_dir_watch_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-  if (image_dir_watch_ >= 0 &&
-      inotify_add_watch(image_dir_watch_, image_dir_.c_str(), IN_CREATE | IN_MOVED_TO) < 0) {
+  if (image_dir_watch_ >= 0 && inotify_add_watch(image_dir_watch_, image_dir_.c_str(),
+                                                 IN_CREATE | IN_MOVED_TO | IN_DELETE) < 0) {
     close(image_dir_watch_);
     image_dir_watch_ = -1;
   }
@@ -228,13 +235,16 @@ void TreeSampler::report_running() {
 void TreeSampler::discover_images() {
   if (image_dir_.empty()) return;
   std::vector<std::string> names;
-  if (new_image_names(&names)) {
+  std::set<std::string> removed;
+  if (new_image_names(&names, &removed)) {
     // Only the names created since the last tick, and the files that were
     // not set up yet when last looked at.
     names.insert(names.end(), stillborn_.begin(), stillborn_.end());
   } else {
     // The first tick, no watch, or the watch overflowed: the whole directory,
     // kept open between ticks (a rewind instead of an open, a stat, a close).
+    // (What the watch said on the first tick is kept: an image that came and
+    // went before it is one of the tree's.)
     if (!image_dir_stream_)
       image_dir_stream_ = opendir(image_dir_.c_str());
     else
@@ -242,14 +252,29 @@ void TreeSampler::discover_images() {
     if (!image_dir_stream_) return;
     while (dirent* e = readdir(image_dir_stream_)) names.emplace_back(e->d_name);
   }
-  for (const std::string& name : names) look_at_image(name);
+  for (const std::string& name : names) {
+    // Created and removed since the last tick: an image that wrote its own
+    // record and removed its file (most of a script's): one of the tree's,
+    // with nothing left to do and no system call spent on it.
+    ImageName id;
+    if (removed.count(name) && parse_image_name(name.c_str(), &id) && !images_.count(name) &&
+        !stillborn_.count(name)) {
+      seen_.insert(id.pid);
+      continue;
+    }
+    look_at_image(name);
+  }
+  for (const std::string& name : removed) {
+    stillborn_.erase(name);  // it set itself up and recorded itself
+    if (auto it = images_.find(name); it != images_.end()) it->second->file_removed = true;
+  }
 }
 
-bool TreeSampler::new_image_names(std::vector<std::string>* names) {
-  if (image_dir_watch_ < 0 || !listed_once_) {
-    listed_once_ = true;
-    return false;
-  }
+bool TreeSampler::new_image_names(std::vector<std::string>* created,
+                                  std::set<std::string>* removed) {
+  bool first = !listed_once_;
+  listed_once_ = true;
+  if (image_dir_watch_ < 0) return false;
   alignas(inotify_event) char events[16384];
   bool overflow = false;
   for (;;) {
@@ -258,15 +283,21 @@ bool TreeSampler::new_image_names(std::vector<std::string>* names) {
     for (ssize_t at = 0; at < n;) {
       const auto* e = reinterpret_cast<const inotify_event*>(events + at);
       if (e->mask & IN_Q_OVERFLOW) overflow = true;
-      if (e->len) names->emplace_back(e->name);
+      if (e->len && (e->mask & IN_DELETE))
+        removed->insert(e->name);
+      else if (e->len)
+        created->emplace_back(e->name);
       at += ssize_t(sizeof(inotify_event) + e->len);
     }
     // Room for another event was left: the queue was empty (what comes in
     // now is read at the next tick).
     if (size_t(n) + sizeof(inotify_event) + NAME_MAX + 1 <= sizeof events) break;
   }
-  if (overflow) names->clear();
-  return !overflow;
+  if (overflow) {
+    created->clear();
+    removed->clear();
+  }
+  return !overflow && !first;
 }
 
 void TreeSampler::look_at_image(const std::string& name) {
@@ -278,13 +309,18 @@ void TreeSampler::look_at_image(const std::string& name) {
   std::string path = image_dir_ + "/" + name;
   uint32_t write_error = 0;
   ImageFileLook look = look_at_image_file(path.c_str(), &image->view, &write_error);
-  // Named again after the sampler was done with it (a watch's event for a
-  // file the first listing found too): nothing to do.
-  if (look == ImageFileLook::kMissing) return;
+  // Removed: by the image once it wrote its own record, or by the sampler
+  // once done with it (a watch's event for a file the first listing found
+  // too). Nothing to do.
+  if (look == ImageFileLook::kMissing) {
+    stillborn_.erase(name);
+    return;
+  }
   if (look == ImageFileLook::kRecorded) {  // it wrote its record before we looked
     stillborn_.erase(name);
     count_loss(int(write_error));
-    unlink(path.c_str());
+    // One written without an error is removed by the image itself.
+    if (write_error != 0) unlink(path.c_str());
     return;
   }
   if (look == ImageFileLook::kNotYet) {
@@ -338,12 +374,13 @@ void TreeSampler::tick() {
       // One met in passing is walked from its second tick: a child it made in
       // its first is found then, or by its image file.
       if (!p->insured) continue;
-      for (pid_t c : p->watch.ticks > 1 ? children(pid, &p->children) : children_of(pid))
-        pending.push_back(c);
+      std::vector<pid_t> kids = p->watch.ticks > 1 ? children(pid, &p->children) : children_of(pid);
+      p->had_children = !kids.empty();
+      pending.insert(pending.end(), kids.begin(), kids.end());
     }
   };
   if (!observer_)
-    walk(children(root_, &root_children_));
+    walk(root_children());
   else if (!root_ended_)
     walk({root_});
   if (observer_) {
@@ -372,10 +409,18 @@ void TreeSampler::tick() {
   // A process met in passing has no pidfd to say it ended: one not sampled
   // alive in this tick (gone, a zombie, or not walked: a parent met in passing
   // lists no children yet) is asked.
-  for (auto& [pid, p] : procs_)
-    if (!p->insured && !p->ended && !p->shim_sampler && p->live_at != ticks_)
+  // An insured process is asked through its pidfd only when this tick did
+  // not sample it alive (an epoll_wait every tick was a system call spent on
+  // the long-lived processes that make most ticks).
+  bool unseen_insured = false;
+  for (auto& [pid, p] : procs_) {
+    if (p->ended || p->shim_sampler || p->live_at == ticks_) continue;
+    if (p->insured)
+      unseen_insured = true;
+    else
       p->ended = has_ended(p.get());
-  end_ended();
+  }
+  end_ended(unseen_insured);
 }
 
 bool TreeSampler::sample(pid_t pid, Proc* p, SampledPeaks* peaks, MemoryNow* now) {
@@ -435,6 +480,7 @@ void TreeSampler::record_death(Image& image, Proc* proc) {
   }
   if (!claim_dead_image_record(r, info->settings, image.id.pid, info->identity.start_realtime_ns))
     return;
+  image.recorded_by_sampler = true;
   refresh_image_file((image_dir_ + "/" + image.name).c_str(), &image.view);
   r = image.view.region;
   write_death_record(*info, r, image.view.timeline, image.view.backtraces, *proc, ending);
@@ -468,10 +514,14 @@ void TreeSampler::count_loss(int err) {
 
 // An image's file is done with: its record is written (or lost) by now.
 void TreeSampler::forget_image(Image* image) {
+  int write_error = 0;
   if (!image->running())
-    count_loss(int(__atomic_load_n(&image->view.region->record_write_error, __ATOMIC_RELAXED)));
+    write_error = int(__atomic_load_n(&image->view.region->record_write_error, __ATOMIC_RELAXED));
+  count_loss(write_error);
   std::string name = image->name;  // the key outlives the Image it names
-  unlink((image_dir_ + "/" + name).c_str());
+  // An image that wrote its own record without an error removes its file.
+  bool image_removes_it = !image->running() && !image->recorded_by_sampler && write_error == 0;
+  if (!image->file_removed && !image_removes_it) unlink((image_dir_ + "/" + name).c_str());
   unmap_image_file(&image->view);
   images_.erase(name);
 }
@@ -484,6 +534,10 @@ void TreeSampler::record_stillborn(const std::string& name, const ImageName& id,
     image->id = id;
     if (image->running()) record_death(*image, proc);
     unmap_image_file(&image->view);
+  } else if (access(path.c_str(), F_OK) != 0 && errno == ENOENT) {
+    // Set up, recorded and removed by the image since the last look (or
+    // discarded by it for another Region): its record is its own.
+    return;
   } else {
     // Killed between creating its file and setting it up: nothing was counted.
     Ending ending = classify_death(reader_, &proc->watch, Writer::kSampler);
@@ -502,6 +556,7 @@ void TreeSampler::end_proc(pid_t pid) {
   clock_gettime(CLOCK_REALTIME, &ts);
   last_end_ns_ = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
   if (observer_ && pid == root_) root_ended_ = true;
+  if (p->had_children) reread_root_ = true;  // they are account run's now
   if (observer_ && p->found && p->images.empty()) {
     p->found = false;
     recorded_.insert(pid);
@@ -547,7 +602,7 @@ void TreeSampler::handle_ended() {
   // Between ticks, a process met in passing is asked whether it has ended.
   for (auto& [pid, p] : procs_)
     if (!p->insured && !p->ended && !p->shim_sampler) p->ended = has_ended(p.get());
-  end_ended();
+  end_ended(true);
 }
 
 bool TreeSampler::has_ended(Proc* p) {
@@ -560,10 +615,10 @@ bool TreeSampler::has_ended(Proc* p) {
   return !reader_.stat(&p->watch.handle, &stat) || stat.state == 'Z';
 }
 
-void TreeSampler::end_ended() {
+void TreeSampler::end_ended(bool ask_pidfds) {
   constexpr int kEvents = 64;
   epoll_event events[kEvents];
-  for (;;) {
+  while (ask_pidfds) {
     int n = epoll_wait(epoll_fd_, events, kEvents, 0);
     for (int i = 0; i < n; ++i) {
       auto it = procs_.find(pid_t(events[i].data.u64));
@@ -580,7 +635,8 @@ void TreeSampler::end_ended() {
 }
 
 size_t TreeSampler::settle() {
-  tick();  // also finds what started since the last tick
+  reread_root_ = true;  // every orphan the command left
+  tick();               // also finds what started since the last tick
   return live_processes();
 }
 
@@ -688,6 +744,30 @@ void ChildrenFile::close() {
   if (task_fd >= 0) ::close(task_fd);
   children_fd = task_fd = -1;
   reads = 0;
+}
+
+std::vector<pid_t> TreeSampler::root_children() {
+  // account run's own children change when the command starts and when a
+  // process's orphans come to it (it is their subreaper): read on the first
+  // ticks, after a walked process with children ended, and every kSlowEvery
+  // ticks (orphans of a process never walked: those the shim runs in are
+  // found by their image files at once). In between, the last list, less
+  // what has ended.
+  if (reread_root_ || ticks_ <= 2 || ticks_ % kSlowEvery == 0) {
+    // On the schedule, every thread's children too (children() does that on
+    // its own kSlowEvery-th read).
+    if (ticks_ % kSlowEvery == 0) root_children_.reads = 0;
+    reread_root_ = false;
+    root_kids_ = children(root_, &root_children_);
+    return root_kids_;
+  }
+  std::vector<pid_t> live;
+  for (pid_t pid : root_kids_) {
+    auto it = procs_.find(pid);
+    if (it != procs_.end() && !it->second->ended) live.push_back(pid);
+  }
+  root_kids_ = live;
+  return live;
 }
 
 std::vector<pid_t> TreeSampler::children(pid_t pid, ChildrenFile* file) {

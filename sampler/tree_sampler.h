@@ -153,10 +153,13 @@ class TreeSampler {
   Proc* proc_of(pid_t pid, bool has_image_file = false);
   bool insure(pid_t pid, Proc* p);
   bool sample(pid_t pid, Proc* p, SampledPeaks* peaks, MemoryNow* now);
-  void end_ended();
+  // Ends the processes found ended, and with `ask_pidfds` those whose pidfd says so.
+  void end_ended(bool ask_pidfds);
   bool has_ended(Proc* p);
   void discover_images();
-  bool new_image_names(std::vector<std::string>* names);
+  // Names created and removed in the run directory since the last call;
+  // false when they cannot tell (the first call, no watch, an overflow).
+  bool new_image_names(std::vector<std::string>* created, std::set<std::string>* removed);
   void look_at_image(const std::string& name);
   void forget_recorded_images();
   void record_death(Image& image, Proc* proc);
@@ -170,6 +173,7 @@ class TreeSampler {
   void forget_image(Image* image);
   bool recorded_zombie(pid_t pid);
   std::vector<pid_t> children(pid_t pid, ChildrenFile* file);
+  std::vector<pid_t> root_children();
 
   // Processes whose children files stay open (beyond, each tick opens them).
   static constexpr size_t kChildrenFilesKept = 128;
@@ -196,6 +200,8 @@ class TreeSampler {
   TreeObserver* observer_ = nullptr;  // set: watched from outside
   std::set<pid_t> recorded_;          // ended and recorded: a zombie is not found again
   ChildrenFile root_children_;        // root_'s, when it is not watched itself
+  std::vector<pid_t> root_kids_;      // its children at the last read
+  bool reread_root_ = false;
   bool root_ended_ = false;
 };
 

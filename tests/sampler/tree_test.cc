@@ -6,11 +6,14 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <thread>
 #include <vector>
 
+#include "image_file.h"
 #include "records.h"
 #include "run_program.h"
 #include "shim_run.h"
@@ -39,22 +42,25 @@ TreeRecord run_tree(const std::string& script, const std::string& path) {
 }
 
 // An image that ended before the tree sampler's first look (a command
-// shorter than one tick) is still one process of the tree: its image file in
-// the run's directory says it was there.
+// shorter than one tick) is still one process of the tree: the run
+// directory's watch saw its image file come and go. An image that wrote its
+// own record removes its file itself, so the sampler spends no system call on it.
 TEST(TreeSampling, AnImageEndedBeforeTheFirstTickIsCounted) {
   TempDir dir;
   std::string images = dir.file("images");
   std::filesystem::create_directory(images);
+  TreeSampler tree(getpid(), images);  // watching, as account run's is before the command
   ShimRun run = run_with_shim(dir, {"/bin/true"}, {{"ACCOUNT_RUN_DIR", images}}, 1);
   ASSERT_EQ(run.result.status, 0) << run.result.err;
   ASSERT_EQ(run.records.processes.size(), 1u) << dump(run);  // it wrote its own record
-  ASSERT_EQ(std::distance(std::filesystem::directory_iterator(images), {}), 1);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(images), {}), 0);
 
-  TreeSampler tree(getpid(), images);  // the image is long gone and reaped
-  tree.tick();
+  tree.tick();  // the image is long gone and reaped
   EXPECT_EQ(tree.processes_seen(), 1u);
   EXPECT_EQ(tree.live_processes(), 0u);
   EXPECT_EQ(tree.records_written(), 0u);  // its record is its own, not the sampler's
+  tree.tick();                            // a later tick does not count it again
+  EXPECT_EQ(tree.processes_seen(), 1u);
 }
 
 pid_t fork_sleeper() {
@@ -102,6 +108,49 @@ class ChildOfAnotherThread {
   pid_t pid_ = 0;
   std::thread thread_;  // last: started once the rest is set up
 };
+
+// A file in the run directory that is not yet an image file (its image is
+// between creating it and setting it up) is decided when its process ends:
+// still not set up, the image was killed there and the sampler writes its
+// record; gone, the image set itself up, wrote its own record and removed
+// the file since the sampler's last look, and the sampler writes none.
+TEST(TreeSampling, AFileNotSetUpIsDecidedWhenItsProcessEnds) {
+  for (bool removed_since : {false, true}) {
+    SCOPED_TRACE(removed_since ? "removed since" : "still not set up");
+    TempDir dir;
+    std::string images = dir.file("images");
+    std::filesystem::create_directory(images);
+    std::string output = dir.file("r.jsonl");
+    ImageInfo fallback;
+    fallback.settings.has_output = true;
+    std::snprintf(fallback.settings.output, sizeof fallback.settings.output, "%s", output.c_str());
+    TreeSampler tree(getpid(), images, &fallback);
+    pid_t child = fork_sleeper();
+    ASSERT_GT(child, 0);
+    std::string file = images + "/" + std::to_string(child) + "-" + std::to_string(getpid()) + "-1";
+    std::ofstream{file};  // created, not set up: empty
+    tree.tick();
+    if (removed_since) std::filesystem::remove(file);
+    kill(child, SIGKILL);
+    siginfo_t info{};
+    ASSERT_EQ(waitid(P_PID, id_t(child), &info, WEXITED | WNOWAIT), 0);  // a zombie, unreaped
+    tree.handle_ended();  // no tick: the watch is not read, the file is looked for
+    EXPECT_EQ(tree.live_processes(), 0u);
+    RecordFile f = read_records(output);
+    if (removed_since) {
+      EXPECT_EQ(tree.records_written(), 0u);
+      EXPECT_TRUE(f.processes.empty());
+    } else {
+      EXPECT_EQ(tree.records_written(), 1u);
+      ASSERT_EQ(f.processes.size(), 1u);
+      EXPECT_EQ(f.processes[0].pid, child);
+      EXPECT_EQ(f.processes[0].end, "killed");
+      EXPECT_EQ(f.processes[0].signal, SIGKILL);
+      EXPECT_EQ(f.processes[0].written_by, "sampler");
+    }
+    waitpid(child, nullptr, 0);
+  }
+}
 
 // A child of the main thread and a child forked by another thread: both are
 // children of the process, whether it has one thread or two.
