@@ -126,6 +126,7 @@ TreeSampler::Proc* TreeSampler::proc_of(pid_t pid, bool has_image_file) {
   if (!has_image_file && opened && reader_.stat(&p->watch.handle, &first) &&
       is_shim_sampler(first)) {
     p->shim_sampler = true;
+    seen_.erase(pid);  // not one of the tree's processes (counted at its first sighting)
     reader_.close(&p->watch.handle);
   }
   if (!opened) {
@@ -347,11 +348,23 @@ void TreeSampler::tick() {
   MemoryNow sum;
   live_.clear();
   std::set<pid_t> walked;
+  std::set<pid_t> sighted;  // first sightings of this tick
   auto walk = [&](std::vector<pid_t> pending) {
     while (!pending.empty()) {
       pid_t pid = pending.back();
       pending.pop_back();
       if (walked.count(pid) || (observer_ && recorded_zombie(pid))) continue;
+      if (!observer_ && !meet_at_once_ && !procs_.count(pid) && !sighted_.count(pid)) {
+        // Sighted for the first time and without an image file: nearly always
+        // a child between its fork and its image file, or one that is
+        // ending (its file removed). Met at its second sighting, or as soon as
+        // its image file appears, so one that lives less than a tick costs no
+        // system call; a program without the shim is sampled from then on.
+        walked.insert(pid);
+        sighted.insert(pid);
+        seen_.insert(pid);
+        continue;
+      }
       Proc* p = proc_of(pid);
       if (p->shim_sampler || p->ended) continue;
       walked.insert(pid);
@@ -406,6 +419,9 @@ void TreeSampler::tick() {
     }
   }
   raise_peaks(&tree_, sum);
+  sighted_.swap(sighted);
+  // Live as far as is known (signals and kills go to them too).
+  live_.insert(live_.end(), sighted_.begin(), sighted_.end());
   // A process met in passing has no pidfd to say it ended: one not sampled
   // alive in this tick (gone, a zombie, or not walked: a parent met in passing
   // lists no children yet) is asked.
@@ -635,13 +651,15 @@ void TreeSampler::end_ended(bool ask_pidfds) {
 }
 
 size_t TreeSampler::settle() {
-  reread_root_ = true;  // every orphan the command left
-  tick();               // also finds what started since the last tick
+  reread_root_ = true;   // every orphan the command left
+  meet_at_once_ = true;  // the last look: nothing is left for a second sighting
+  tick();                // also finds what started since the last tick
+  meet_at_once_ = false;
   return live_processes();
 }
 
 size_t TreeSampler::live_processes() const {
-  size_t n = 0;
+  size_t n = sighted_.size();  // not met yet, alive at the last tick's walk
   for (auto& [pid, p] : procs_) n += !p->ended && !p->shim_sampler;
   return n;
 }
@@ -764,7 +782,7 @@ std::vector<pid_t> TreeSampler::root_children() {
   std::vector<pid_t> live;
   for (pid_t pid : root_kids_) {
     auto it = procs_.find(pid);
-    if (it != procs_.end() && !it->second->ended) live.push_back(pid);
+    if ((it != procs_.end() && !it->second->ended) || sighted_.count(pid)) live.push_back(pid);
   }
   root_kids_ = live;
   return live;

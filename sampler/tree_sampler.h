@@ -189,6 +189,8 @@ class TreeSampler {
   uint64_t ticks_ = 0;
   SampledPeaks tree_{};
   std::set<pid_t> seen_;
+  std::set<pid_t> sighted_;    // sighted in the last tick's walk, not met yet
+  bool meet_at_once_ = false;  // settle(): no first sighting waits
   std::vector<pid_t> live_;
   std::map<pid_t, std::unique_ptr<Proc>> procs_;
   std::map<std::string, std::unique_ptr<Image>> images_;  // by file name

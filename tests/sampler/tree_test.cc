@@ -152,6 +152,35 @@ TEST(TreeSampling, AFileNotSetUpIsDecidedWhenItsProcessEnds) {
   }
 }
 
+// A process without an image file is met at its second sighting: one that
+// lives less than a tick (most of a script's, between their fork and their
+// image file) costs the sampler no system call. Sighted, it is one of the
+// tree's and live (signals reach it), but not read yet, so the tree's sums
+// start with its second tick; settle(), the last look, meets it at once.
+TEST(TreeSampling, AProcessWithoutAnImageFileIsReadFromItsSecondSighting) {
+  TreeSampler tree(getpid());
+  pid_t child = fork_sleeper();
+  ASSERT_GT(child, 0);
+  auto live = [&] {
+    return std::find(tree.live().begin(), tree.live().end(), child) != tree.live().end();
+  };
+  tree.tick();
+  EXPECT_EQ(tree.processes_seen(), 1u);
+  EXPECT_TRUE(live());
+  EXPECT_EQ(tree.live_processes(), 1u);
+  EXPECT_EQ(tree.peaks().size_bytes, 0u);  // not read
+  tree.tick();
+  EXPECT_TRUE(live());
+  EXPECT_GT(tree.peaks().size_bytes, kMiB);  // a copy of this test program
+  EXPECT_EQ(tree.processes_seen(), 1u);
+
+  TreeSampler last(getpid());
+  EXPECT_EQ(last.settle(), 1u);
+  EXPECT_GT(last.peaks().size_bytes, kMiB);
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+}
+
 // A child of the main thread and a child forked by another thread: both are
 // children of the process, whether it has one thread or two.
 TEST(TreeChildren, OfTheMainThreadAndOfAnotherThread) {
