@@ -85,8 +85,10 @@ class TreeSampler {
 
   /// One tick: finds new image files, walks the tree, reads every live
   /// process's statm, sums and raises the peaks; ends as handle_ended() does.
-  /// Under account run a process is met in passing at its first tick (statm
-  /// and stat opened); at its second it gets its pidfd, status and children.
+  /// Under account run a process the walk finds without an image file is
+  /// only sighted (counted and live, nothing read) and met at its second
+  /// sighting or when its image file appears: met in passing (statm and stat
+  /// opened); at its next tick it gets its pidfd, status and children.
   void tick();
   /// Writes the record of each image whose process has ended without one, and
   /// forgets images that wrote their own. A process still met in passing
