@@ -223,6 +223,12 @@ def main():
     ap.add_argument("--tools", default="",
                     help="comma-separated tool names to keep (default: all present)")
     a = ap.parse_args()
+    # Absolute: workloads run in their own directories (git add+commit in its
+    # work tree), where a relative LD_PRELOAD or program path is not found
+    # (`--build build` ran account run's git rows as status 127).
+    a.bin, a.shim, a.account, a.tree, a.work = (
+        os.path.abspath(p) for p in (a.bin, a.shim, a.account, a.tree, a.work))
+    a.variant = [v.split("=", 1)[0] + "=" + os.path.abspath(v.split("=", 1)[1]) for v in a.variant]
     global BIN
     BIN = a.bin
 
