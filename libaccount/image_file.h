@@ -106,6 +106,11 @@ bool image_in_file();
 // sees the file come and go in its directory watch instead. Any other file
 // (an image killed, or one whose record was lost) is the sampler's to remove.
 void remove_own_image_file();
+// The rule both sides follow: an image whose own record write ended with
+// `write_error` removes its file itself when this is true.
+constexpr bool image_removes_own_file(uint32_t write_error) {
+  return write_error == 0;
+}
 
 // Maps `size` more bytes of shared state for this image: appended to its image
 // file (*offset receives where) or anonymous (*offset = 0). nullptr on failure.

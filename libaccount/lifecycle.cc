@@ -133,7 +133,7 @@ void finish(const Ending& ending) {
     if (err != 0 && !image_in_file()) warn_record_lost(g_settings, g_identity.pid, err);
     __atomic_store_n(&g_region->image_state,
                      ending.kind == EndKind::kExec ? kExecPending : kRecorded, __ATOMIC_RELEASE);
-    if (err == 0) remove_own_image_file();
+    if (image_removes_own_file(uint32_t(err))) remove_own_image_file();
   }
   reap_sampler_starter();
   if (ending.kind == EndKind::kExec) raw_restore_signals(&saved);

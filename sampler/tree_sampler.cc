@@ -320,8 +320,7 @@ void TreeSampler::look_at_image(const std::string& name) {
   if (look == ImageFileLook::kRecorded) {  // it wrote its record before we looked
     stillborn_.erase(name);
     count_loss(int(write_error));
-    // One written without an error is removed by the image itself.
-    if (write_error != 0) unlink(path.c_str());
+    if (!image_removes_own_file(write_error)) unlink(path.c_str());
     return;
   }
   if (look == ImageFileLook::kNotYet) {
@@ -535,8 +534,8 @@ void TreeSampler::forget_image(Image* image) {
     write_error = int(__atomic_load_n(&image->view.region->record_write_error, __ATOMIC_RELAXED));
   count_loss(write_error);
   std::string name = image->name;  // the key outlives the Image it names
-  // An image that wrote its own record without an error removes its file.
-  bool image_removes_it = !image->running() && !image->recorded_by_sampler && write_error == 0;
+  bool image_removes_it = !image->running() && !image->recorded_by_sampler &&
+                          image_removes_own_file(uint32_t(write_error));
   if (!image->file_removed && !image_removes_it) unlink((image_dir_ + "/" + name).c_str());
   unmap_image_file(&image->view);
   images_.erase(name);
