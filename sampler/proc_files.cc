@@ -216,4 +216,16 @@ bool read_stat(int fd, CpuAndExit* out) {
   return pread_text(fd, buf, sizeof buf) > 0 && parse_stat(buf, out);
 }
 
+bool parse_loadavg_last_pid(const char* text, uint64_t* out) {
+  const char* last = nullptr;
+  for (const char* p = text; *p; ++p)
+    if (*p == ' ') last = p + 1;
+  return last && read_uint(last, out) && *out > 0;
+}
+
+bool read_loadavg_last_pid(int fd, uint64_t* out) {
+  char buf[128];
+  return pread_text(fd, buf, sizeof buf) > 0 && parse_loadavg_last_pid(buf, out);
+}
+
 }  // namespace account

@@ -53,6 +53,10 @@ bool parse_status_now(const char* text, MemoryNow* out);
 // Both of the above in one pass over the text.
 bool parse_status(const char* text, MemoryPeaks* peaks, MemoryNow* now);
 bool parse_stat(const char* text, CpuAndExit* out);
+// The last pid handed out in this pid namespace, /proc/loadavg's last field
+// ("0.10 0.20 0.30 2/150 12345"). Every fork and every new thread anywhere
+// in the namespace (or below it) moves it.
+bool parse_loadavg_last_pid(const char* text, uint64_t* out);
 
 // The one rule for descriptors opened inside a program: a process started with
 // 0, 1 or 2 closed must not find them taken. Moves fd above 2 (close-on-exec)
@@ -67,5 +71,6 @@ bool read_status_peaks(int fd, MemoryPeaks* out);
 // Peaks and present from one read of status.
 bool read_status(int fd, MemoryPeaks* peaks, MemoryNow* now);
 bool read_stat(int fd, CpuAndExit* out);
+bool read_loadavg_last_pid(int fd, uint64_t* out);
 
 }  // namespace account

@@ -1,8 +1,11 @@
 #include "proc_reader.h"
 
+#include <fcntl.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+
+#include "raw_syscall.h"
 
 namespace account {
 
@@ -59,6 +62,11 @@ bool ProcReader::exit_status(ProcHandle* h, int* status) {
   if (ioctl(h->pidfd, kPidfdGetInfo, &info) != 0 || !(info.mask & kPidfdInfoExit)) return false;
   *status = info.exit_code;
   return true;
+}
+
+bool ProcReader::last_pid(int* loadavg_fd, uint64_t* out) {
+  if (*loadavg_fd < 0) *loadavg_fd = raw_open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+  return *loadavg_fd >= 0 && read_loadavg_last_pid(*loadavg_fd, out);
 }
 
 ProcReader& system_proc() {

@@ -33,6 +33,9 @@ class ProcReader {
   // Linux 6.15): known even after its parent reaped it. False where the
   // kernel does not keep it.
   virtual bool exit_status(ProcHandle* h, int* status);
+  // The last pid handed out (parse_loadavg_last_pid) through *loadavg_fd, the
+  // caller's descriptor of /proc/loadavg (opened here when -1).
+  virtual bool last_pid(int* loadavg_fd, uint64_t* out);
 
  protected:
   ~ProcReader() = default;

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "proc_files.h"
 #include "proc_text.h"
 
 namespace account {
@@ -86,9 +87,8 @@ uint64_t TreeCensus::unseen_cpu_ns() const {
 }
 
 uint64_t loadavg_last_pid() {
-  std::string text = read_proc_text("/proc/loadavg");  // "0.1 0.2 0.3 2/150 12345"
-  size_t space = text.rfind(' ');
-  return space == std::string::npos ? 0 : std::strtoull(text.c_str() + space + 1, nullptr, 10);
+  uint64_t pid = 0;
+  return parse_loadavg_last_pid(read_proc_text("/proc/loadavg").c_str(), &pid) ? pid : 0;
 }
 
 uint64_t system_pid_max() {

@@ -50,6 +50,9 @@ struct TreeSampler::Proc {
   bool shim_sampler = false;
   bool found = false;          // the observer was told of it
   bool had_children = false;   // its last walk found children (orphaned to account run if it ends)
+  std::vector<pid_t> kids;     // its children at the last read
+  uint64_t kids_at = 0;        // the tick of that read (0: never read)
+  uint64_t threads_at = 0;     // the tick of the last read of every thread's children
   SampledPeaks own{};          // for a process without an image file
   std::vector<Image*> images;  // its image files, oldest first
   std::vector<std::pair<std::string, ImageName>> stillborn;  // files not set up yet
@@ -111,6 +114,7 @@ TreeSampler::~TreeSampler() {
   if (image_dir_watch_ >= 0) close(image_dir_watch_);
   for (auto& [name, image] : images_) unmap_image_file(&image->view);
   if (epoll_fd_ >= 0) close(epoll_fd_);
+  if (loadavg_fd_ >= 0) close(loadavg_fd_);
 }
 
 TreeSampler::Proc* TreeSampler::proc_of(pid_t pid, bool has_image_file) {
@@ -343,11 +347,13 @@ void TreeSampler::look_at_image(const std::string& name) {
 
 void TreeSampler::tick() {
   ++ticks_;
+  sense_forks();
   discover_images();
   MemoryNow sum;
   live_.clear();
   std::set<pid_t> walked;
   std::set<pid_t> sighted;  // first sightings of this tick
+  size_t children_walked = 0;
   auto walk = [&](std::vector<pid_t> pending) {
     while (!pending.empty()) {
       pid_t pid = pending.back();
@@ -386,7 +392,8 @@ void TreeSampler::tick() {
       // One met in passing is walked from its second tick: a child it made in
       // its first is found then, or by its image file.
       if (!p->insured) continue;
-      std::vector<pid_t> kids = p->watch.ticks > 1 ? children(pid, &p->children) : children_of(pid);
+      ++children_walked;
+      const std::vector<pid_t>& kids = known_children(pid, p);
       p->had_children = !kids.empty();
       pending.insert(pending.end(), kids.begin(), kids.end());
     }
@@ -418,6 +425,7 @@ void TreeSampler::tick() {
     }
   }
   raise_peaks(&tree_, sum);
+  children_walked_ = children_walked;
   sighted_.swap(sighted);
   // Live as far as is known (signals and kills go to them too).
   live_.insert(live_.end(), sighted_.begin(), sighted_.end());
@@ -664,7 +672,7 @@ size_t TreeSampler::live_processes() const {
 }
 
 bool TreeSampler::owns_descriptor(int fd) const {
-  if (fd == epoll_fd_ || root_children_.holds(fd)) return true;
+  if (fd == epoll_fd_ || fd == loadavg_fd_ || root_children_.holds(fd)) return true;
   if (image_dir_stream_ && fd == dirfd(image_dir_stream_)) return true;
   if (fd == image_dir_watch_ && fd >= 0) return true;
   for (auto& [pid, p] : procs_) {
@@ -785,6 +793,35 @@ std::vector<pid_t> TreeSampler::root_children() {
   }
   root_kids_ = live;
   return live;
+}
+
+void TreeSampler::sense_forks() {
+  // A tree only gains a process by a fork, and every fork hands out a pid:
+  // while no pid has been handed out since a process's children were read,
+  // that list is still all of them (less those that ended). One read of
+  // /proc/loadavg then spares one read a process a tick, in a tree that
+  // starts nothing (a server and its workers, a test waiting on them). Not
+  // worth its read for fewer than two processes to walk.
+  uint64_t pid = 0;
+  if (children_walked_ < 2 || !reader_.last_pid(&loadavg_fd_, &pid) || pid != last_pid_)
+    forked_at_ = ticks_;
+  last_pid_ = pid;
+}
+
+const std::vector<pid_t>& TreeSampler::known_children(pid_t pid, Proc* p) {
+  // Every kSlowEvery ticks read again, every thread's: a child forked by
+  // another thread is in no main thread's list, and a /proc/loadavg that
+  // never moves (a container's fake) costs at most that delay.
+  bool all_threads_due = ticks_ - p->threads_at >= kSlowEvery;
+  if (p->kids_at && p->kids_at >= forked_at_ && !all_threads_due) return p->kids;
+  if (all_threads_due) {
+    p->children.reads = 0;  // children() reads every thread's on its first read
+    p->threads_at = ticks_;
+  }
+  p->kids = p->watch.ticks > 1 ? children(pid, &p->children) : children_of(pid);
+  p->kids_at = ticks_;
+  ++children_reads_;
+  return p->kids;
 }
 
 std::vector<pid_t> TreeSampler::children(pid_t pid, ChildrenFile* file) {

@@ -148,6 +148,8 @@ class TreeSampler {
   uint64_t records_lost() const { return records_lost_; }
   /// The errno of the first of them (0: none lost).
   int first_write_error() const { return first_write_error_; }
+  /// Children files read by the walk (not counting account run's own).
+  uint64_t children_reads() const { return children_reads_; }
 
  private:
   struct Image;
@@ -175,6 +177,9 @@ class TreeSampler {
   void forget_image(Image* image);
   bool recorded_zombie(pid_t pid);
   std::vector<pid_t> children(pid_t pid, ChildrenFile* file);
+  // A walked process's children: read, or the last read while still true.
+  const std::vector<pid_t>& known_children(pid_t pid, Proc* p);
+  void sense_forks();
   std::vector<pid_t> root_children();
 
   // Processes whose children files stay open (beyond, each tick opens them).
@@ -207,6 +212,11 @@ class TreeSampler {
   std::vector<pid_t> root_kids_;      // its children at the last read
   bool reread_root_ = false;
   bool root_ended_ = false;
+  int loadavg_fd_ = -1;         // /proc/loadavg, for the last pid handed out
+  uint64_t last_pid_ = 0;       // as it was at the last tick (0: unknown)
+  uint64_t forked_at_ = 0;      // the last tick that found a pid handed out since the one before
+  size_t children_walked_ = 0;  // processes whose children the last tick's walk wanted
+  uint64_t children_reads_ = 0;
 };
 
 /// Children of every thread of `pid` (from /proc/PID/task/TID/children).

@@ -26,4 +26,9 @@ bool FakeProc::status(ProcHandle*, MemoryPeaks* out) {
   return status_file && parse_status_peaks(status_file->c_str(), out);
 }
 
+bool LastPidSays::last_pid(int*, uint64_t* out) {
+  *out = pid;
+  return true;
+}
+
 }  // namespace account

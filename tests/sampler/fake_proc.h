@@ -34,4 +34,12 @@ class FakeProc final : public ProcReader {
   bool status(ProcHandle* h, MemoryPeaks* out) override;
 };
 
+// The real /proc, but for the last pid handed out (/proc/loadavg), which is
+// what the test says: whether anything was forked between two ticks.
+class LastPidSays final : public ProcReader {
+ public:
+  uint64_t pid = 1000;
+  bool last_pid(int* loadavg_fd, uint64_t* out) override;
+};
+
 }  // namespace account

@@ -1,7 +1,10 @@
 #include "proc_files.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include "proc_reader.h"
 
 namespace account {
 namespace {
@@ -94,6 +97,34 @@ TEST(ProcFiles, ParsesStatWithAwkwardCommand) {
   EXPECT_EQ(c.start_ticks, 123456u);
   EXPECT_EQ(c.exit_signal, 17);
   EXPECT_STREQ(c.comm, "a) b (c)");
+}
+
+TEST(ProcFiles, ParsesTheLastPidOfLoadavg) {
+  uint64_t pid = 0;
+  EXPECT_TRUE(parse_loadavg_last_pid("0.26 0.80 0.84 1/234 5678\n", &pid));
+  EXPECT_EQ(pid, 5678u);
+  EXPECT_TRUE(parse_loadavg_last_pid("0.00 0.00 0.00 1/1 4194303", &pid));
+  EXPECT_EQ(pid, 4194303u);
+  EXPECT_FALSE(parse_loadavg_last_pid("", &pid));
+  EXPECT_FALSE(parse_loadavg_last_pid("0.26 0.80 0.84 1/234 \n", &pid));
+  EXPECT_FALSE(parse_loadavg_last_pid("garbage", &pid));
+  EXPECT_FALSE(parse_loadavg_last_pid("0.26 0.80 0.84 1/234 0\n", &pid));
+}
+
+// Every fork hands out a pid, and the last one handed out is what the tree
+// sampler compares between ticks to know that nothing was forked.
+TEST(ProcFiles, TheLastPidMovesWithAFork) {
+  int fd = -1;
+  uint64_t before = 0, after = 0;
+  ASSERT_TRUE(system_proc().last_pid(&fd, &before));
+  ASSERT_GE(fd, 0);
+  pid_t child = fork();
+  if (child == 0) _exit(0);
+  ASSERT_GT(child, 0);
+  waitpid(child, nullptr, 0);
+  ASSERT_TRUE(system_proc().last_pid(&fd, &after));
+  EXPECT_NE(after, before);
+  close(fd);
 }
 
 TEST(ProcFiles, ReadsOwnFiles) {

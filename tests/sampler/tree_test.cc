@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "fake_proc.h"
 #include "image_file.h"
 #include "records.h"
 #include "run_program.h"
@@ -222,6 +223,102 @@ TEST(TreeChildren, AnotherThreadsChildWalkedWithinKSlowEveryTicks) {
   }
   EXPECT_TRUE(walked());
   EXPECT_LE(ticks, kSlowEvery);
+}
+
+// A child of this test that has `sleepers` sleeping children of its own,
+// and forks one more each time it is asked; all are killed when it goes.
+class ParentOfSleepers {
+ public:
+  explicit ParentOfSleepers(int sleepers) {
+    if (pipe(ask_) != 0 || pipe(done_) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      setpgid(0, 0);
+      char c = 0;
+      for (int i = 0; i < sleepers; ++i) fork_sleeper();
+      if (write(done_[1], &c, 1) != 1) _exit(1);
+      while (read(ask_[0], &c, 1) == 1) {
+        fork_sleeper();
+        if (write(done_[1], &c, 1) != 1) _exit(1);
+      }
+      _exit(0);
+    }
+    char c;
+    if (read(done_[0], &c, 1) != 1) pid_ = -1;
+  }
+  ~ParentOfSleepers() {
+    if (pid_ > 0) {
+      kill(-pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    for (int fd : {ask_[0], ask_[1], done_[0], done_[1]}) close(fd);
+  }
+  pid_t pid() const { return pid_; }
+  // Forks one more sleeper and returns once it exists.
+  void fork_another() {
+    char c = 1;
+    ASSERT_EQ(write(ask_[1], &c, 1), 1);
+    ASSERT_EQ(read(done_[0], &c, 1), 1);
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int ask_[2] = {-1, -1};
+  int done_[2] = {-1, -1};
+};
+
+// While no pid is handed out, nothing in the tree can have forked: the walk
+// reuses each process's last list of children and reads it again (every
+// thread's) only every kSlowEvery ticks. A pid handed out makes every tick
+// read them all.
+TEST(TreeChildren, ReadAgainOnlyWhenAPidWasHandedOutOrEveryKSlowEveryTicks) {
+  LastPidSays proc;
+  ParentOfSleepers parent(2);
+  ASSERT_GT(parent.pid(), 0);
+  TreeSampler tree(getpid(), "", nullptr, proc);
+  for (int i = 0; i < 6; ++i) tree.tick();  // sighted, met, insured and read: all three
+  ASSERT_EQ(tree.live().size(), 3u);
+
+  uint64_t before = tree.children_reads();
+  for (uint64_t i = 0; i < 2 * kSlowEvery; ++i) {
+    tree.tick();
+    ASSERT_EQ(tree.live().size(), 3u);  // still walked: the lists are reused
+  }
+  EXPECT_EQ(tree.children_reads() - before, 3u * 2);  // twice each in 2 * kSlowEvery ticks
+
+  before = tree.children_reads();
+  for (uint64_t i = 0; i < 2 * kSlowEvery; ++i) {
+    ++proc.pid;
+    tree.tick();
+  }
+  EXPECT_EQ(tree.children_reads() - before, 3u * 2 * kSlowEvery);
+}
+
+// A child forked while the last pid says nothing was (a container's
+// /proc/loadavg that never moves) is found within kSlowEvery ticks all the
+// same; with the pid handed out, at the next tick.
+TEST(TreeChildren, AChildForkedInASteadyTreeIsFound) {
+  LastPidSays proc;
+  ParentOfSleepers parent(1);
+  ASSERT_GT(parent.pid(), 0);
+  TreeSampler tree(getpid(), "", nullptr, proc);
+  for (int i = 0; i < 6; ++i) tree.tick();
+  ASSERT_EQ(tree.live().size(), 2u);
+
+  parent.fork_another();  // the fake last pid does not move
+  uint64_t ticks = 0;
+  while (ticks < 2 * kSlowEvery && tree.live().size() < 3) {
+    tree.tick();
+    ++ticks;
+  }
+  EXPECT_EQ(tree.live().size(), 3u);
+  EXPECT_LE(ticks, kSlowEvery);
+
+  for (int i = 0; i < 3; ++i) tree.tick();  // the third met and insured
+  parent.fork_another();
+  ++proc.pid;
+  tree.tick();
+  EXPECT_EQ(tree.live().size(), 4u);  // sighted at once
 }
 
 TEST(TreeSampling, ConcurrentChildrenAddUp) {
