@@ -76,7 +76,7 @@ mkdir -p "$work/bin"
 
 # The workloads: -O2 -fno-builtin so every copy and allocation is a PLT call.
 cc=${CC:-cc}
-for w in malloc_loop copy_loop run_timed; do
+for w in malloc_loop copy_loop run_timed idle_ticker; do
   "$cc" -O2 -fno-builtin -Wall -Wextra -pthread -o "$work/bin/$w" "$here/bench/$w.c"
 done
 # The floor of the process-starts rows: a preload library with nothing in it.

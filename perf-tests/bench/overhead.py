@@ -110,6 +110,7 @@ def account_totals(rundir):
                    "libc_copied_bytes", "libc_copied_calls", "sampler_cpu_s", "samples")}
     # account run's tree sampler: its CPU is in the tree record, not in the images'.
     t["sampler_cpu_s"] += sum(r.get("sampler_cpu_s", 0) for r in account_records(rundir, "tree"))
+    t["tree_samples"] = sum(r.get("samples", 0) for r in account_records(rundir, "tree"))
     t["wall_s"] = sum((r["end_ns"] - r["start_ns"]) / 1e9 for r in recs)
     t["records"] = len(recs)
     return t
@@ -269,6 +270,13 @@ def main():
         "account run",
         prefix=lambda rundir, i: [a.account, "run", "-q", "-o",
                                   os.path.join(rundir, "account.jsonl"), "--"])
+    # The floor of a sampler: a process that wakes on account run's 5-ms
+    # schedule and does nothing (bench/idle_ticker.c).
+    idle_ticker = os.path.join(a.bin, "idle_ticker")
+    if os.path.exists(idle_ticker):
+        tools["idle ticker"] = Tool(
+            "idle ticker",
+            prefix=lambda rundir, i: [idle_ticker, os.path.join(rundir, "account.jsonl"), "5"])
     if os.path.exists(memusage_so):
         tools["memusage"] = Tool("memusage", env=lambda rundir, i: {"LD_PRELOAD": memusage_so})
     if shutil.which("heaptrack"):
@@ -342,7 +350,7 @@ def main():
                             (git + ["commit", "-q", "-m", "tree"], repo)], None,
          reset_wt, ["account", "account run"] + common[1:]),
         ("git clone --no-local", [(git + ["clone", "-q", "--no-local", src, dest], None)], None,
-         reset_clone, ["account", "account run"] + common[1:]),
+         reset_clone, ["account", "account run", "idle ticker"] + common[1:]),
         # Issue 17: stdio-heavy, every byte of the diff copied into stdout's
         # FILE buffer inside libc (the clone source's one commit, ~50 MiB of
         # patch text, to /dev/null).
@@ -355,7 +363,8 @@ def main():
         # MEMUSAGE_OUTPUT) prints a summary per process on stderr: discarded.
         # 1000 records a run: counted, then removed.
         ("process starts", [(["sh", os.path.join(here, "starts.sh"), str(starts)], None)], None,
-         None, ["empty preload", "memusage", "account sampling off", "account", "account run"] +
+         None, ["empty preload", "memusage", "account sampling off", "account", "account run",
+                "idle ticker"] +
          [v.split("=", 1)[0] for v in a.variant if not v.startswith("forward-only=")],
          {"stderr": os.devnull, "drop_records": True}),
         # Issue 19: the cost of one `account run` around a short command.
@@ -435,7 +444,7 @@ def run_workloads(workloads, tools, a, base_env, work, starts, results):
                            "wall": wall, "rss": rss, "cpu": cpu, "dir": rundir}
                     if wname == "process starts":
                         res["starts"] = starts
-                    if tname in ("account", "account run", "account sampling off"):
+                    if tname in ("account", "account run", "account sampling off", "idle ticker"):
                         res["account"] = account_totals(rundir)
                     if wopts.get("drop_records"):
                         drop_records(rundir)
@@ -506,23 +515,26 @@ def report(results, tool_order):
 
     # --- sampler cost ---
     print("Sampler CPU (ACCOUNT_SAMPLE_MS default 5), summed over records: sampler_cpu_s / process wall"
-          " (account run: its tree sampler's, from the tree record)")
+          " (account run: its tree sampler's, from the tree record; idle ticker: a process that"
+          " wakes on the same 5-ms schedule and reads nothing, the floor of any such sampler)")
     print()
     print("| workload | tool | records per run | samples per run | sampler CPU / process wall |"
           " all samplers' CPU / command wall |")
     print("|---|---|---:|---:|---:|---:|")
     for w in wls:
-        for t in ("account", "account run"):
+        for t in ("account", "account run", "idle ticker"):
             xs = [x for x in sel(w, t, False) if "account" in x]
             if not xs:
                 continue
             cpu = sum(x["account"]["sampler_cpu_s"] for x in xs)
             wall = sum(x["account"]["wall_s"] for x in xs)
             cmd_wall = sum(x["wall"] for x in xs)
-            print("| %s | %s | %.0f | %.0f | %.2f%% | %.2f%% |" %
+            print("| %s | %s | %.0f | %.0f | %s | %.2f%% |" %
                   (w, t, statistics.median(x["account"]["records"] for x in xs),
-                   statistics.median(x["account"]["samples"] for x in xs),
-                   100 * cpu / wall if wall else 0, 100 * cpu / cmd_wall if cmd_wall else 0))
+                   statistics.median(x["account"]["samples"] or x["account"].get("tree_samples", 0)
+                                     for x in xs),
+                   "%.2f%%" % (100 * cpu / wall) if wall else "–",
+                   100 * cpu / cmd_wall if cmd_wall else 0))
     print()
 
     # --- agreement ---
