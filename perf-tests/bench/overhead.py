@@ -271,7 +271,7 @@ def main():
         prefix=lambda rundir, i: [a.account, "run", "-q", "-o",
                                   os.path.join(rundir, "account.jsonl"), "--"])
     # The floor of a sampler: a process that wakes on account run's 5-ms
-    # schedule and does nothing (bench/idle_ticker.c).
+    # schedule and does nothing (bench/idle_ticker.cc).
     idle_ticker = os.path.join(a.bin, "idle_ticker")
     if os.path.exists(idle_ticker):
         tools["idle ticker"] = Tool(
