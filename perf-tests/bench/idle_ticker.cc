@@ -2,10 +2,10 @@
 // child and waits for it the way account run does (poll on CMD's pidfd with
 // the Ticker's timeout, the same Ticker), but its tick reads nothing. It then
 // appends its own CPU, from before the spawn to CMD's end, as a tree record
-// with the keys account run's tree record uses for its sampler ("samples",
-// "sampler_cpu_s"). overhead.sh runs it as "idle ticker" beside account run:
-// what account run's sampler spends above it is the tick's work; the rest is
-// waking up.
+// with the keys account run's tree record uses for its sampler (record_keys.h:
+// "samples", "sampler_cpu_s"). overhead.sh runs it as "idle ticker" beside
+// account run: what account run's sampler spends above it is the tick's work;
+// the rest is waking up.
 //
 //   idle_ticker OUT INTERVAL_MS CMD [ARGS...]    exits with CMD's status
 #include <poll.h>
@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "record_keys.h"
 #include "sampling.h"
 
 int main(int argc, char** argv) {
@@ -54,8 +55,9 @@ int main(int argc, char** argv) {
     std::perror(argv[1]);
     return 2;
   }
-  std::fprintf(out, "{\"kind\":\"tree\",\"samples\":%llu,\"sampler_cpu_s\":%.6f}\n",
-               static_cast<unsigned long long>(ticks), double(cpu_ns) / 1e9);
+  namespace keys = account::keys;
+  std::fprintf(out, "{\"%s\":\"tree\",\"%s\":%llu,\"%s\":%.6f}\n", keys::kKind, keys::kSamples,
+               static_cast<unsigned long long>(ticks), keys::kSamplerCpu, double(cpu_ns) / 1e9);
   std::fclose(out);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
