@@ -54,10 +54,10 @@ class TreeObserver {
 };
 
 /// A process's children file (/proc/PID/task/PID/children) and its task
-/// directory, kept open between ticks: one pread a read, and every kSlowEvery
-/// reads an fstat (its link count tells a single-threaded process) and, for
-/// one with threads, every thread's file. The walk reads it in a tick that
-/// follows a fork, and every kSlowEvery ticks (known_children).
+/// directory, kept open between ticks. Each read is one pread; every
+/// kSlowEvery-th adds an fstat (its link count tells a single-threaded
+/// process) and, for one with threads, every thread's file. The walk reads it
+/// in a tick that follows a fork, and every kSlowEvery ticks (known_children).
 struct ChildrenFile {
   int task_fd = -1;
   int children_fd = -1;
