@@ -265,7 +265,7 @@ void linger(TreeSampler& tree, const RunOptions& o, const std::string& path, Run
   Ticker ticker(interval_ms);
   while (tree.live_processes() > 0) {
     pollfd p{tree.wait_fd(), POLLIN, 0};
-    poll(&p, 1, ticker.timeout_ms());
+    ticker.wait(&p, 1);
     tree.handle_ended();
     if (ticker.due()) tree.tick();
   }
@@ -344,7 +344,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
     // script of short commands would wake this process, on the other core,
     // at every one of them. An ended process waits for the next tick.
     pollfd fds[2] = {{signals.fd(), POLLIN, 0}, {child_fd, POLLIN, 0}};
-    poll(fds, child_fd >= 0 ? 2 : 1, ticker.timeout_ms());
+    ticker.wait(fds, child_fd >= 0 ? 2 : 1);
     if (fds[1].revents & POLLIN) r.end_ns = realtime_ns();
     if (fds[0].revents & POLLIN) pass_on_signals();
     // Before reaping: a zombie still says how it died (a tick ends with it).
@@ -376,7 +376,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
     tree.tick();
     while (!tree.live().empty() && !killed_after) {
       pollfd fds[2] = {{tree.wait_fd(), POLLIN, 0}, {signals.fd(), POLLIN, 0}};
-      poll(fds, 2, ticker.timeout_ms());
+      ticker.wait(fds, 2);
       pass_on_signals();
       if (ticker.due()) tree.tick();
       tree.handle_ended();

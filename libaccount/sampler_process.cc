@@ -93,7 +93,7 @@ void record_death(ProcessWatch& w, Region* r) {
   for (;;) {
     if (image_recorded(load_relaxed(&r->image_state))) break;
     pollfd p{pidfd, POLLIN, 0};
-    int ready = poll(&p, 1, ticker.timeout_ms());
+    int ready = ticker.wait(&p, 1);
     if (image_recorded(load_relaxed(&r->image_state))) break;
     if (!opened) opened = system_proc().open(&w.handle);
     if (ready > 0) {

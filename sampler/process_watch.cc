@@ -69,7 +69,7 @@ std::optional<WatchOutcome> watch_process(const WatchRequest& request, std::stri
   ending.writer = Writer::kWatch;
   for (;;) {
     pollfd fds[2] = {{pidfd, POLLIN, 0}, {request.stop_fd, POLLIN, 0}};
-    int ready = poll(fds, request.stop_fd >= 0 ? 2 : 1, ticker.timeout_ms());
+    int ready = ticker.wait(fds, request.stop_fd >= 0 ? 2 : 1);
     if (ready > 0 && (fds[0].revents & POLLIN)) {
       ending = classify_death(proc, &w, Writer::kWatch);
       break;

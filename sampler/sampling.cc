@@ -1,5 +1,6 @@
 #include "sampling.h"
 
+#include <sys/prctl.h>
 #include <time.h>
 
 namespace account {
@@ -77,7 +78,19 @@ uint64_t realtime_now_ns() {
 
 Ticker::Ticker(uint32_t interval_ms, bool at_once)
     : interval_ns_(uint64_t(interval_ms ? interval_ms : 1) * 1000000ull),
-      next_ns_(monotonic_now_ns() + (at_once ? 0 : interval_ns_)) {}
+      next_ns_(monotonic_now_ns() + (at_once ? 0 : interval_ns_)),
+      lateness_ns_(interval_ns_ < kTickLatenessMaxMs * 1000000ull
+                       ? interval_ns_
+                       : kTickLatenessMaxMs * 1000000ull) {}
+
+Ticker::~Ticker() {
+  if (slack_set_) prctl(PR_SET_TIMERSLACK, 0ul, 0ul, 0ul, 0ul);  // 0: the thread's default
+}
+
+int Ticker::wait(pollfd* fds, nfds_t nfds) {
+  if (!slack_set_) slack_set_ = prctl(PR_SET_TIMERSLACK, lateness_ns_, 0ul, 0ul, 0ul) == 0;
+  return poll(fds, nfds, timeout_ms());
+}
 
 int Ticker::timeout_ms() const {
   uint64_t now = monotonic_now_ns();

@@ -271,7 +271,7 @@ std::optional<TreeWatchOutcome> watch_tree(const TreeWatchRequest& request, std:
     pollfd fds[3] = {{sampler.wait_fd(), POLLIN, 0},
                      {events ? events->fd() : -1, POLLIN, 0},
                      {request.stop_fd, POLLIN, 0}};
-    int ready = poll(fds, 3, ticker.timeout_ms());
+    int ready = ticker.wait(fds, 3);
     drain();
     if (ready > 0 && (fds[2].revents & POLLIN)) {
       outcome.stopped = true;

@@ -1,6 +1,6 @@
 // The floor of any sampler that wakes every INTERVAL ms: runs CMD as its
-// child and waits for it the way account run does (poll on CMD's pidfd with
-// the Ticker's timeout, the same Ticker), but its tick reads nothing. It then
+// child and waits for it the way account run does (the same Ticker's wait on
+// CMD's pidfd), but its tick reads nothing. It then
 // appends its own CPU, from before the spawn to CMD's end, as a tree record
 // with the keys account run's tree record uses for its sampler (record_keys.h:
 // "samples", "sampler_cpu_s"). overhead.sh runs it as "idle ticker" beside
@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
   uint64_t ticks = 0;
   for (;;) {
     pollfd p{pidfd, POLLIN, 0};
-    if (poll(&p, 1, ticker.timeout_ms()) > 0) break;
+    if (ticker.wait(&p, 1) > 0) break;
     if (ticker.due()) ++ticks;  // a tick that reads nothing
   }
   int status = 0;

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <string>
@@ -421,6 +422,43 @@ TEST(Sampling, TickerNotAtOnceWaitsOneInterval) {
   EXPECT_FALSE(ticker.due());
   EXPECT_GT(ticker.timeout_ms(), 0);
   EXPECT_LE(ticker.timeout_ms(), 3600 * 1000);
+}
+
+long timer_slack_ns() {
+  return prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+}
+
+TEST(Sampling, TickerWaitLetsATickComeOneIntervalLateAtMostFiveMs) {
+  long before = timer_slack_ns();
+  ASSERT_GT(before, 0);
+  {
+    Ticker ticker(3600 * 1000);
+    EXPECT_EQ(ticker.lateness_ns(), 5'000'000u);  // kTickLatenessMaxMs
+    EXPECT_EQ(timer_slack_ns(), before);          // nothing set before the first wait
+    EXPECT_EQ(ticker.wait(nullptr, 0), 0);        // the first tick is due at once
+    EXPECT_EQ(timer_slack_ns(), 5'000'000);
+  }
+  EXPECT_EQ(timer_slack_ns(), before);  // given back: a command spawned now inherits it
+  {
+    Ticker ticker(2);
+    EXPECT_EQ(ticker.lateness_ns(), 2'000'000u);  // never more than one interval
+    ticker.wait(nullptr, 0);
+    EXPECT_EQ(timer_slack_ns(), 2'000'000);
+  }
+  EXPECT_EQ(timer_slack_ns(), before);
+}
+
+TEST(Sampling, TickerWaitReturnsAReadyDescriptorBeforeTheTick) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  ASSERT_EQ(write(fds[1], "x", 1), 1);
+  Ticker ticker(3600 * 1000, /*at_once=*/false);
+  pollfd p{fds[0], POLLIN, 0};
+  EXPECT_EQ(ticker.wait(&p, 1), 1);
+  EXPECT_TRUE(p.revents & POLLIN);
+  EXPECT_FALSE(ticker.due());
+  close(fds[0]);
+  close(fds[1]);
 }
 
 }  // namespace
