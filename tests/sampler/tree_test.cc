@@ -369,5 +369,19 @@ TEST(TreeSampling, TimeoutKillsTheTreeAndMarksTheRunAborted) {
   EXPECT_EQ(killed, 3u);
 }
 
+// The tree sampler lets its ticks come late through its thread's timer slack;
+// the command, spawned before the first wait, and the next run's command,
+// spawned after the Ticker is gone, keep the slack account run started with.
+TEST(TreeSampling, TheCommandKeepsItsTimerSlack) {
+  TempDir dir;
+  std::string own;
+  std::getline(std::ifstream("/proc/self/timerslack_ns"), own);
+  ASSERT_FALSE(own.empty());
+  auto r = run_program({ACCOUNT_CLI_PATH, "run", "-q", "-o", dir.file("r.jsonl"), "--repeat", "2",
+                        "--", "sh", "-c", "cat /proc/self/timerslack_ns; sleep 0.05"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, own + "\n" + own + "\n");
+}
+
 }  // namespace
 }  // namespace account::testing
