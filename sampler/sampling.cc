@@ -101,8 +101,9 @@ int Ticker::timeout_ms() const {
 bool Ticker::due() {
   uint64_t now = monotonic_now_ns();
   if (now < next_ns_) return false;
-  next_ns_ += interval_ns_;
-  if (next_ns_ <= now) next_ns_ = now + interval_ns_;  // after a stall: no burst of ticks
+  // From when this tick came, not when it was due: a tick that came late
+  // leaves the next a whole interval, not the rest of one.
+  next_ns_ = now + interval_ns_;
   return true;
 }
 

@@ -54,14 +54,14 @@ void read_final(ProcReader& proc, ProcessWatch* w);
 // where the kernel keeps that; otherwise kKilled, cause unknown.
 Ending classify_death(ProcReader& proc, ProcessWatch* w, Writer writer);
 
-// The tick schedule: a tick is due one interval after the last, on
-// CLOCK_MONOTONIC, never drifting by the time a tick takes and never bunching
-// up after a stall. Waiting through wait(), a tick may come up to
-// kTickLatenessMaxMs (at most one interval) after it is due: the thread's
-// timer slack lets the kernel fire it with a wake-up it makes anyway (its own
-// tick on a busy CPU), where a wake-up of its own costs the sampler 20-60 us
-// of CPU on a virtual machine. So the default 5-ms interval samples every
-// 5-10 ms, as the design allows.
+// The tick schedule: a tick is due one interval after the last one came (on
+// CLOCK_MONOTONIC, taken before the tick's work, so the work does not stretch
+// it; after a stall there is no burst of ticks). Waiting through wait(), a
+// tick may come up to kTickLatenessMaxMs (at most one interval) after it is
+// due: the thread's timer slack lets the kernel fire it with a wake-up it
+// makes anyway (its own tick on a busy CPU), where a wake-up of its own costs
+// the sampler 50-100 us of CPU on a virtual machine. So the default 5-ms
+// interval samples every 5-10 ms, as the design allows.
 class Ticker {
  public:
   // The first tick is due at once, or (at_once false) after one interval.
