@@ -300,6 +300,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
     set_env(kRunDirVariable, image_dir);
   std::unique_ptr<ImageInfo> fallback = run_fallback_info(o, path);
   TreeSampler tree(getpid(), image_dir, fallback.get());
+  if (o.timeline) tree.follow_images_every_tick();
 
   // The command starts with the signal mask and dispositions account run started with.
   Spawned spawned = spawn_command(o.command, signals.child());

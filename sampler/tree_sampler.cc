@@ -345,10 +345,28 @@ void TreeSampler::look_at_image(const std::string& name) {
   images_.emplace(image->name, std::move(image));
 }
 
+void TreeSampler::look_for_images() {
+  if (images_looked_) return;
+  images_looked_ = true;
+  ++image_looks_;
+  discover_images();
+}
+
 void TreeSampler::tick() {
   ++ticks_;
+  images_looked_ = false;
   sense_forks();
-  discover_images();
+  // The run directory's watch is read when the tick needs it: to meet a
+  // process (its image file, if it has one), to follow an image that recorded
+  // itself (exec), before ending a process (its images' death records), at
+  // the first ticks and at the last, and every kSlowEvery ticks (processes
+  // counted, files of images killed unmet). Most ticks of a script of short
+  // commands need none of these: the reads of what those images did (their
+  // files made and removed) and the looks at files of images that end before
+  // the next tick were most of such a tick's work. (With timelines, every
+  // tick: see follow_images_every_tick().)
+  if (images_every_tick_ || ticks_ <= 2 || ticks_ % kSlowEvery == 0 || meet_at_once_)
+    look_for_images();
   MemoryNow sum;
   live_.clear();
   std::set<pid_t> walked;
@@ -370,10 +388,15 @@ void TreeSampler::tick() {
         seen_.insert(pid);
         continue;
       }
+      if (!procs_.count(pid)) look_for_images();  // met now: its image file, if any
       Proc* p = proc_of(pid);
       if (p->shim_sampler || p->ended) continue;
       walked.insert(pid);
       Image* image = p->current();
+      if (!image && !p->images.empty()) {  // its image recorded itself: an exec's next?
+        look_for_images();
+        image = p->current();
+      }
       MemoryNow now;
       if (!sample(pid, p, image ? &image->view.region->sampled : &p->own, &now))
         continue;  // gone, or a zombie
@@ -646,13 +669,13 @@ void TreeSampler::end_ended(bool ask_pidfds) {
     for (int i = 0; i < n; ++i) {
       auto it = procs_.find(pid_t(events[i].data.u64));
       if (it != procs_.end()) it->second->ended = true;
-      end_proc(pid_t(events[i].data.u64));
     }
     if (n < kEvents) break;  // all that were ready
   }
   std::vector<pid_t> ended;
   for (auto& [pid, p] : procs_)
     if (p->ended) ended.push_back(pid);
+  if (!ended.empty()) look_for_images();  // every image it had gets its record
   for (pid_t pid : ended) end_proc(pid);
   forget_recorded_images();
 }

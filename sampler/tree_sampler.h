@@ -112,6 +112,11 @@ class TreeSampler {
   /// and keeps the directory.
   void empty_image_dir();
 
+  /// The images keep timelines (account run --timeline): every tick reads the
+  /// run directory's watch, so a process is read from the first tick its
+  /// image file is there and a command shorter than two ticks still gets the
+  /// points of a curve. Otherwise a tick reads it only when it needs to.
+  void follow_images_every_tick() { images_every_tick_ = true; }
   /// account watch --tree: the root itself is sampled too, every process
   /// once seen stays watched (and its children walked) after it leaves the
   /// root's tree (orphans), and `observer` is told of every process without
@@ -151,6 +156,8 @@ class TreeSampler {
   int first_write_error() const { return first_write_error_; }
   /// Children files read by the walk (not counting account run's own).
   uint64_t children_reads() const { return children_reads_; }
+  /// Reads of the run directory's watch (ticks that looked for images).
+  uint64_t image_looks() const { return image_looks_; }
 
  private:
   struct Image;
@@ -162,6 +169,9 @@ class TreeSampler {
   void end_ended(bool ask_pidfds);
   bool has_ended(Proc* p);
   void discover_images();
+  // discover_images(), once a tick, when the tick needs to know the images:
+  // see tick().
+  void look_for_images();
   // Names created and removed in the run directory since the last call;
   // false when they cannot tell (the first call, no watch, an overflow).
   bool new_image_names(std::vector<std::string>* created, std::set<std::string>* removed);
@@ -191,6 +201,8 @@ class TreeSampler {
   DIR* image_dir_stream_ = nullptr;  // image_dir_, listed when its watch cannot tell
   int image_dir_watch_ = -1;         // inotify: names created in image_dir_
   bool listed_once_ = false;
+  bool images_looked_ = false;  // this tick read the run directory's watch
+  bool images_every_tick_ = false;
   const ImageInfo* fallback_;
   ProcReader& reader_;
   int epoll_fd_ = -1;
@@ -218,6 +230,7 @@ class TreeSampler {
   uint64_t forked_at_ = 0;      // the last tick that found a pid handed out since the one before
   size_t children_walked_ = 0;  // processes whose children the last tick's walk wanted
   uint64_t children_reads_ = 0;
+  uint64_t image_looks_ = 0;
 };
 
 /// Children of every thread of `pid` (from /proc/PID/task/TID/children).

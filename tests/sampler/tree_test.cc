@@ -182,6 +182,83 @@ TEST(TreeSampling, AProcessWithoutAnImageFileIsReadFromItsSecondSighting) {
   waitpid(child, nullptr, 0);
 }
 
+// Ticks that need no image read none: here a steady tree, while images of
+// short commands come and go between ticks (counted at the latest at the
+// kSlowEvery-th tick, here at the last look). A process that execs is
+// followed at the next tick: that tick reads the watch, and the new image's
+// own record (the sampler's, once it is killed) has the tick's sample.
+TEST(TreeImages, ReadWhenATickNeedsThemAnExecAtTheNextTick) {
+  TempDir dir;
+  std::string images = dir.file("images");
+  std::filesystem::create_directory(images);
+  std::string output = dir.file("r.jsonl");
+  std::vector<std::string> env_text{"PATH=/usr/bin:/bin", "LD_PRELOAD=" ACCOUNT_SHIM_PATH,
+                                    "ACCOUNT_RUN_DIR=" + images, "ACCOUNT_OUTPUT=" + output};
+  std::vector<char*> envp;
+  for (auto& e : env_text) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  int go[2];
+  ASSERT_EQ(pipe(go), 0);
+  TreeSampler tree(getpid(), images);
+  pid_t child = fork();
+  if (child == 0) {
+    dup2(go[0], 0);
+    const char* argv[] = {"sh", "-c", "read x; exec sleep 30", nullptr};
+    execve("/bin/sh", const_cast<char**>(argv), envp.data());
+    _exit(127);
+  }
+  ASSERT_GT(child, 0);
+  close(go[0]);
+  auto files = [&] {
+    std::vector<std::string> names;
+    for (auto& e : std::filesystem::directory_iterator(images))
+      names.push_back(e.path().filename());
+    return names;
+  };
+  auto wait_for = [&](auto done) {
+    for (int i = 0; i < 500 && !done(); ++i) usleep(10000);
+    return done();
+  };
+  ASSERT_TRUE(wait_for([&] { return files().size() == 1; }));
+  std::string sh_file = files()[0];
+  for (int i = 0; i < 4; ++i) tree.tick();  // the first ticks look; sh met and insured
+  ASSERT_EQ(tree.live().size(), 1u);
+  uint64_t looks = tree.image_looks();
+  for (int i = 0; i < 3; ++i) {
+    ShimRun run = run_with_shim(dir, {"/bin/true"}, {{"ACCOUNT_RUN_DIR", images}}, 1);
+    ASSERT_EQ(run.result.status, 0) << run.result.err;
+    tree.tick();
+  }
+  EXPECT_EQ(tree.image_looks(), looks);  // ticks 5-7: nothing needed
+  EXPECT_EQ(tree.processes_seen(), 1u);  // the trues not counted yet
+
+  ASSERT_EQ(write(go[1], "x\n", 2), 2);  // sh execs sleep
+  ASSERT_TRUE(wait_for([&] {
+    auto now = files();
+    return now.size() == 1 && now[0] != sh_file;
+  }));
+  tree.tick();
+  EXPECT_EQ(tree.image_looks(), looks + 1);
+  kill(child, SIGKILL);
+  siginfo_t info{};
+  ASSERT_EQ(waitid(P_PID, id_t(child), &info, WEXITED | WNOWAIT), 0);
+  tree.handle_ended();
+  EXPECT_EQ(tree.live_processes(), 0u);
+  EXPECT_EQ(tree.records_written(), 1u);
+  RecordFile f = read_records(output);
+  std::vector<ProcessRecord> mine = records_of_pid(f, child);
+  ASSERT_EQ(mine.size(), 2u);
+  EXPECT_EQ(mine[0].end, "exec");
+  EXPECT_EQ(mine[0].written_by, "process");
+  EXPECT_EQ(mine[1].end, "killed");
+  EXPECT_EQ(mine[1].written_by, "sampler");
+  EXPECT_EQ(mine[1].samples, 1u);  // the tick after the exec
+  close(go[1]);
+  waitpid(child, nullptr, 0);
+  tree.settle();
+  EXPECT_EQ(tree.processes_seen(), 4u);  // sh and the three trues
+}
+
 // A child of the main thread and a child forked by another thread: both are
 // children of the process, whether it has one thread or two.
 TEST(TreeChildren, OfTheMainThreadAndOfAnotherThread) {
