@@ -358,13 +358,12 @@ void TreeSampler::tick() {
   sense_forks();
   // The run directory's watch is read when the tick needs it: to meet a
   // process (its image file, if it has one), to follow an image that recorded
-  // itself (exec), before ending a process (its images' death records), at
-  // the first ticks and at the last, and every kSlowEvery ticks (processes
-  // counted, files of images killed unmet). Most ticks of a script of short
-  // commands need none of these: the reads of what those images did (their
-  // files made and removed) and the looks at files of images that end before
-  // the next tick were most of such a tick's work. (With timelines, every
-  // tick: see follow_images_every_tick().)
+  // itself (exec) or a file not set up at the last look, before ending a process (its images' death
+  // records), at the first ticks and at the last, and every kSlowEvery ticks (processes counted,
+  // files of images killed unmet). Most ticks of a script of short commands need none of these: the
+  // reads of what those images did (their files made and removed) and the looks at files of images
+  // that end before the next tick were most of such a tick's work. (With timelines, every tick: see
+  // follow_images_every_tick().)
   if (images_every_tick_ || ticks_ <= 2 || ticks_ % kSlowEvery == 0 || meet_at_once_)
     look_for_images();
   MemoryNow sum;
@@ -393,7 +392,9 @@ void TreeSampler::tick() {
       if (p->shim_sampler || p->ended) continue;
       walked.insert(pid);
       Image* image = p->current();
-      if (!image && !p->images.empty()) {  // its image recorded itself: an exec's next?
+      // Its image recorded itself (an exec's next?), or its file was not set
+      // up at the last look.
+      if (!image && (!p->images.empty() || !p->stillborn.empty())) {
         look_for_images();
         image = p->current();
       }

@@ -516,7 +516,7 @@ def report(results, tool_order):
     # --- sampler cost ---
     print("Sampler CPU (ACCOUNT_SAMPLE_MS default 5), summed over records: sampler_cpu_s / process wall"
           " (account run: its tree sampler's, from the tree record; idle ticker: a process that"
-          " wakes on the same 5-ms schedule and reads nothing, the floor of any such sampler)")
+          " wakes on the same schedule (5 ms, up to 5 ms late) and reads nothing, the floor of any such sampler)")
     print()
     print("| workload | tool | records per run | samples per run | sampler CPU / process wall |"
           " all samplers' CPU / command wall |")

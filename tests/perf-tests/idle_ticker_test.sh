@@ -20,12 +20,13 @@ line=$(tail -1 "$tmp/out.jsonl")
 [[ $line =~ ^\{\"kind\":\"tree\",\"samples\":([0-9]+),\"sampler_cpu_s\":([0-9.]+)\}$ ]] ||
   fail "not a tree record: $line"
 ticks=${BASH_REMATCH[1]} cpu=${BASH_REMATCH[2]}
-# A tick at once, then one every 5 ms while sleep runs, at least 200 ms: 40,
-# less the ticks a stalled moment skips (Ticker: no burst after a stall), so
-# at least half of them on a machine busy with other tests.
-[ "$ticks" -ge 20 ] || fail "$ticks ticks in 200 ms at 5 ms"
+# A tick at once, then one every 5-10 ms (Ticker: up to one interval late)
+# while sleep runs, at least 200 ms: 21 or more, less the ticks a stalled
+# moment skips (no burst after a stall), so at least half of 21 on a machine
+# busy with other tests.
+[ "$ticks" -ge 10 ] || fail "$ticks ticks in 200 ms at 5-10 ms"
 # The same schedule bounds it from above: sleep 0.2 is over within 2 s even
-# on a loaded machine.
+# on a loaded machine, and ticks are at least 5 ms apart.
 [ "$ticks" -le 401 ] || fail "$ticks ticks: more than the 5-ms schedule allows in 2 s"
 gt "$cpu" 0 || fail "no CPU counted: $line"
 
