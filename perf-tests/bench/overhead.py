@@ -514,27 +514,31 @@ def report(results, tool_order):
     report_run_cost(sel)
 
     # --- sampler cost ---
-    print("Sampler CPU (ACCOUNT_SAMPLE_MS default 5), summed over records: sampler_cpu_s / process wall"
+    print("Sampler CPU (ACCOUNT_SAMPLE_MS default 5), median of per-round ratios: sampler_cpu_s summed"
+          " over a round's records / their process wall, and / the command's wall"
           " (account run: its tree sampler's, from the tree record; idle ticker: a process that"
           " wakes on the same schedule (5 ms, up to 5 ms late) and reads nothing, the floor of any such sampler)")
     print()
     print("| workload | tool | records per run | samples per run | sampler CPU / process wall |"
-          " all samplers' CPU / command wall |")
-    print("|---|---|---:|---:|---:|---:|")
+          " all samplers' CPU / command wall | min-max |")
+    print("|---|---|---:|---:|---:|---:|---:|")
     for w in wls:
         for t in ("account", "account run", "idle ticker"):
             xs = [x for x in sel(w, t, False) if "account" in x]
             if not xs:
                 continue
-            cpu = sum(x["account"]["sampler_cpu_s"] for x in xs)
-            wall = sum(x["account"]["wall_s"] for x in xs)
-            cmd_wall = sum(x["wall"] for x in xs)
-            print("| %s | %s | %.0f | %.0f | %s | %.2f%% |" %
+            # Per round, then the median, as for the wall ratios: one round
+            # the shared machine stalled does not decide the figure.
+            per_proc = [100 * x["account"]["sampler_cpu_s"] / x["account"]["wall_s"]
+                        for x in xs if x["account"]["wall_s"]]
+            per_cmd = [100 * x["account"]["sampler_cpu_s"] / x["wall"] for x in xs if x["wall"]]
+            print("| %s | %s | %.0f | %.0f | %s | %.2f%% | %.2f–%.2f%% |" %
                   (w, t, statistics.median(x["account"]["records"] for x in xs),
                    statistics.median(x["account"]["samples"] or x["account"].get("tree_samples", 0)
                                      for x in xs),
-                   "%.2f%%" % (100 * cpu / wall) if wall else "–",
-                   100 * cpu / cmd_wall if cmd_wall else 0))
+                   "%.2f%%" % statistics.median(per_proc) if per_proc else "–",
+                   statistics.median(per_cmd) if per_cmd else 0,
+                   min(per_cmd) if per_cmd else 0, max(per_cmd) if per_cmd else 0))
     print()
 
     # --- agreement ---
