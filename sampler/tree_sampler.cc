@@ -345,6 +345,12 @@ void TreeSampler::look_at_image(const std::string& name) {
   images_.emplace(image->name, std::move(image));
 }
 
+bool TreeSampler::waits_for_file(const Proc& p) const {
+  for (auto& [name, id] : p.stillborn)
+    if (stillborn_.count(name)) return true;
+  return false;
+}
+
 void TreeSampler::look_for_images() {
   if (images_looked_) return;
   images_looked_ = true;
@@ -358,12 +364,13 @@ void TreeSampler::tick() {
   sense_forks();
   // The run directory's watch is read when the tick needs it: to meet a
   // process (its image file, if it has one), to follow an image that recorded
-  // itself (exec) or a file not set up at the last look, before ending a process (its images' death
-  // records), at the first ticks and at the last, and every kSlowEvery ticks (processes counted,
-  // files of images killed unmet). Most ticks of a script of short commands need none of these: the
-  // reads of what those images did (their files made and removed) and the looks at files of images
-  // that end before the next tick were most of such a tick's work. (With timelines, every tick: see
-  // follow_images_every_tick().)
+  // itself (exec) or a file not set up at the last look, before ending a
+  // process (its images' death records), at the first ticks and the last, and
+  // every kSlowEvery ticks (processes counted, files of images killed unmet).
+  // Most ticks of a script of short commands need none of these: reading what
+  // those images did (their files made and removed) and looking at the files
+  // of images that end before the next tick were most of such a tick's work.
+  // With timelines, every tick looks: see follow_images_every_tick().
   if (images_every_tick_ || ticks_ <= 2 || ticks_ % kSlowEvery == 0 || meet_at_once_)
     look_for_images();
   MemoryNow sum;
@@ -394,7 +401,7 @@ void TreeSampler::tick() {
       Image* image = p->current();
       // Its image recorded itself (an exec's next?), or its file was not set
       // up at the last look.
-      if (!image && (!p->images.empty() || !p->stillborn.empty())) {
+      if (!image && (!p->images.empty() || waits_for_file(*p))) {
         look_for_images();
         image = p->current();
       }

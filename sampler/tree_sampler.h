@@ -172,6 +172,8 @@ class TreeSampler {
   // discover_images(), once a tick, when the tick needs to know the images:
   // see tick().
   void look_for_images();
+  // A file of its is still not set up (as far as the last look knows).
+  bool waits_for_file(const Proc& p) const;
   // Names created and removed in the run directory since the last call;
   // false when they cannot tell (the first call, no watch, an overflow).
   bool new_image_names(std::vector<std::string>* created, std::set<std::string>* removed);
