@@ -85,7 +85,8 @@ po::options_description run_options(RunOptions& o) {
       "output,o", po::value(&o.output),
       "append records to FILE (default: a temporary file, removed after the summary)")(
       "interval", po::value(&o.interval_text)->default_value("5"),
-      "sampling interval in milliseconds, 0-1000 (0: no per-process sampler)")(
+      "sampling interval in milliseconds, 0-1000 (0: no per-process sampler); a tick may "
+      "come up to one interval, at most 5 ms, late")(
       "backtrace-min", po::value(&o.backtrace_min),
       "capture a backtrace for each allocation of at least SIZE (e.g. 10M)")(
       "timeline", po::bool_switch(&o.timeline), "keep the sampled time series in the records")(

@@ -111,7 +111,8 @@ int command_watch(const Args& args) {
   desc.add_options()("help,h", "this help")("pid,p", po::value(&o.pid_text)->required(),
                                             "the process to watch")(
       "output,o", po::value(&o.output), "append the record to FILE (default: standard output)")(
-      "interval", po::value(&o.interval_text)->default_value("5"), "sampling interval, 1-1000 ms")(
+      "interval", po::value(&o.interval_text)->default_value("5"),
+      "sampling interval, 1-1000 ms (a tick may come up to one interval, at most 5 ms, late)")(
       "timeline", po::bool_switch(&o.timeline), "keep the sampled time series in the record")(
       "timeline-points", po::value(&o.timeline_points_text)->default_value("2048"),
       "points the timeline keeps (16-65536); the resolution halves when full")(
