@@ -1,4 +1,5 @@
-// The floor of any sampler that wakes every INTERVAL ms: runs CMD as its
+// The floor of any sampler that wakes every INTERVAL ms (and up to 5 ms
+// later, as Ticker::wait allows): runs CMD as its
 // child and waits for it the way account run does (the same Ticker's wait on
 // CMD's pidfd), but its tick reads nothing. It then
 // appends its own CPU, from before the spawn to CMD's end, as a tree record

@@ -270,8 +270,8 @@ def main():
         "account run",
         prefix=lambda rundir, i: [a.account, "run", "-q", "-o",
                                   os.path.join(rundir, "account.jsonl"), "--"])
-    # The floor of a sampler: a process that wakes on account run's 5-ms
-    # schedule and does nothing (bench/idle_ticker.cc).
+    # The floor of a sampler: a process that wakes on account run's schedule
+    # (5 ms, up to 5 ms late) and does nothing (bench/idle_ticker.cc).
     idle_ticker = os.path.join(a.bin, "idle_ticker")
     if os.path.exists(idle_ticker):
         tools["idle ticker"] = Tool(

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/idle_ticker.cc, overhead.sh's floor of a 5-ms sampler: it passes its
+# bench/idle_ticker.cc, overhead.sh's floor of a sampler: it passes its
 # command's exit status on, wakes on account run's Ticker for as long as the
 # command runs, and appends its CPU as a tree record that overhead.py reads.
 set -euo pipefail
