@@ -6,6 +6,6 @@
 # perf-test-quick.jsonl in the current directory.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/build.sh" >/dev/null
+ACCOUNT_DEPS=build "$root/scripts/build.sh" >/dev/null
 export ACCOUNT="${ACCOUNT_BUILD_DIR:-$root/build}/cli/account"
 exec "$root/perf-tests/perf-test.sh" --scale quick --account "$ACCOUNT" "$@"

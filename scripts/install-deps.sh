@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
-# Installs the Debian packages account needs to build and test, only those missing.
+# Installs the Debian packages account needs, only those missing.
+# Usage: install-deps.sh [build|test]
+#   build: what building account and running perf-tests need (scripts/demo.sh);
+#   test (default): that and what the test suite runs against.
 # Idempotent: a second run installs nothing. Needs root (or sudo) when something is missing.
 set -euo pipefail
+set_name=${1:-test}
+case "$set_name" in
+  build|test) ;;
+  *) echo "install-deps.sh: unknown set '$set_name' (build or test)" >&2; exit 1 ;;
+esac
 
 packages=(
-  build-essential cmake pkg-config git
+  build-essential cmake pkg-config git ccache
   binutils
   libunwind-dev
   libboost-program-options1.81-dev libboost-json1.81-dev
@@ -12,25 +20,32 @@ packages=(
   # HTTP PUT to a Pushgateway (Debian packages them only in the whole dev set).
   libboost1.81-dev
   libfmt-dev
+  # account export: pprof protobufs from upstream profile.proto, gzip.
+  libprotobuf-dev protobuf-compiler golang-github-google-pprof-dev zlib1g-dev
+  # Man pages are made from --help at build time.
+  help2man
+  # perf-test.sh makes its random data sets with openssl enc (also run installed).
+  openssl
+)
+test_packages=(
   libgtest-dev googletest
   python3 perl
-  # Real programs the robustness tests run under the shim; clang for the fuzzers.
+  # Real programs the robustness tests run under the shim; clang for the
+  # sanitized unit tests and the fuzzers.
   default-jdk-headless nodejs clang
   # Other allocators the shim must forward to (tests/libaccount/allocator_test.cc).
   libjemalloc-dev libtcmalloc-minimal4
-  # account export: pprof protobufs from upstream profile.proto, gzip, promtool for OpenMetrics.
-  libprotobuf-dev protobuf-compiler golang-github-google-pprof-dev zlib1g-dev prometheus
-  # account watch --push is tested against a real Pushgateway on 127.0.0.1.
-  prometheus-pushgateway
-  # Packaging: man pages from --help (help2man), rendered by the test (man-db);
-  # the .deb's Depends (dpkg-dev's dpkg-shlibdeps, which runs file); the
-  # completion test loads through bash-completion.
-  help2man man-db dpkg-dev file bash-completion
-  # perf-test.sh makes its random data sets with openssl enc (also run installed).
-  openssl
+  # promtool checks the OpenMetrics export; account watch --push is tested
+  # against a real Pushgateway on 127.0.0.1.
+  prometheus prometheus-pushgateway
+  # Packaging: man pages rendered by the test (man-db); the .deb's Depends
+  # (dpkg-dev's dpkg-shlibdeps, which runs file); the completion test loads
+  # through bash-completion.
+  man-db dpkg-dev file bash-completion
   # account report --format html is checked in a real browser, with the system's fonts.
   chromium fonts-dejavu-core
 )
+[ "$set_name" = test ] && packages+=("${test_packages[@]}")
 
 missing=()
 for p in "${packages[@]}"; do
