@@ -166,6 +166,13 @@ bool map_image_fd(int fd, ImageFileView* view) {
   return true;
 }
 
+template <typename T>
+T head_field(const char* head, size_t offset) {
+  T value;
+  __builtin_memcpy(&value, head + offset, sizeof value);
+  return value;
+}
+
 }  // namespace
 
 bool map_image_file(const char* path, ImageFileView* view) {
@@ -182,12 +189,13 @@ ImageFileLook look_at_image_file(const char* path, ImageFileView* view, uint32_t
   int fd = open_image(path);
   if (fd < 0) return errno == ENOENT ? ImageFileLook::kMissing : ImageFileLook::kNotYet;
   // The Region's fields before its slots: enough to tell a finished image.
-  alignas(Region) char head[offsetof(Region, slots)];
-  const Region* r = reinterpret_cast<const Region*>(head);
+  // Read field by field: the buffer is smaller than a Region.
+  char head[offsetof(Region, slots)];
   ImageFileLook look = ImageFileLook::kNotYet;
-  if (pread(fd, head, sizeof head, 0) == ssize_t(sizeof head) && r->magic == kRegionMagic &&
-      image_recorded(r->image_state)) {
-    *write_error = r->record_write_error;
+  if (pread(fd, head, sizeof head, 0) == ssize_t(sizeof head) &&
+      head_field<uint32_t>(head, offsetof(Region, magic)) == kRegionMagic &&
+      image_recorded(head_field<uint32_t>(head, offsetof(Region, image_state)))) {
+    *write_error = head_field<uint32_t>(head, offsetof(Region, record_write_error));
     look = ImageFileLook::kRecorded;
   } else if (map_image_fd(fd, view)) {
     look = ImageFileLook::kMapped;
