@@ -79,7 +79,7 @@ int command_compare(const Args& args) {
       throw UsageError{fmt::format("compare: --names gives {} labels for {} files", o.names.size(),
                                    o.files.size())};
   }
-  OutputFile file("compare", output);
+  OutputFile file("compare", output, read_files(o.files));
   std::unique_ptr<Symbolizer> symbolizer;
   if (o.format == Format::kHtml) o.symbolizer = (symbolizer = make_addr2line_symbolizer()).get();
   std::string out;

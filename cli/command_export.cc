@@ -63,7 +63,7 @@ int command_export(const Args& args) {
         "export: {} output is binary and standard output is a terminal: use -o FILE or a "
         "redirect",
         format)};
-  OutputFile file("export", output);
+  OutputFile file("export", output, read_files(o.files));
   std::unique_ptr<Symbolizer> symbolizer = make_addr2line_symbolizer();
   o.symbolizer = symbolizer.get();
   std::string out;

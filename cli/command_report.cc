@@ -114,7 +114,7 @@ int command_report(const Args& args) {
     throw UsageError{"report: --chart, --test and --op go with --format svg"};
   }
   o.format = format_option(format);
-  OutputFile file("report", output);
+  OutputFile file("report", output, read_files(o.files));
   if (backtraces) {
     if (o.format != Format::kTable || !by.empty() || vm.count("percentiles") || vm.count("columns"))
       throw UsageError{

@@ -18,4 +18,8 @@ po::variables_map parse_with_files(const Args& args, const po::options_descripti
   return vm;
 }
 
+std::vector<std::string> read_files(const std::vector<std::string>& files) {
+  return files.empty() ? std::vector<std::string>{"-"} : files;
+}
+
 }  // namespace account

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "export.h"
+#include "output_file.h"
 
 namespace account {
 
@@ -17,41 +18,10 @@ namespace {
 // How long one push may take: the next is due after --every (1 s at least).
 constexpr std::chrono::milliseconds kPushTimeout(2000);
 
-// Writes all of `text` to fd; false (errno set) on failure.
-bool write_all(int fd, const std::string& text) {
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += size_t(n);
-  }
-  return true;
-}
-
 }  // namespace
 
 std::string textfile_name(pid_t pid) {
   return fmt::format("account-watch-{}.prom", pid);
-}
-
-std::string replace_file(const std::string& dir, const std::string& name, const std::string& text) {
-  // node_exporter reads only *.prom: the dot and the suffix keep it off the temporary file.
-  std::string temp = fmt::format("{}/.{}.XXXXXX", dir, name);
-  int fd = mkostemp(temp.data(), O_CLOEXEC);
-  if (fd < 0) return fmt::format("cannot create a file in {}: {}", dir, std::strerror(errno));
-  std::string error;
-  if (!write_all(fd, text))
-    error = fmt::format("cannot write {}: {}", temp, std::strerror(errno));
-  else if (fchmod(fd, 0644) != 0)  // mkstemp makes it 0600; the collector may run as another user
-    error = fmt::format("cannot chmod {}: {}", temp, std::strerror(errno));
-  if (close(fd) != 0 && error.empty())
-    error = fmt::format("cannot write {}: {}", temp, std::strerror(errno));
-  std::string target = dir + "/" + name;
-  if (error.empty() && rename(temp.c_str(), target.c_str()) != 0)
-    error = fmt::format("cannot rename {} to {}: {}", temp, target, std::strerror(errno));
-  if (!error.empty()) unlink(temp.c_str());
-  return error;
 }
 
 std::string probe_textfile_dir(const std::string& dir) {
@@ -115,7 +85,7 @@ void WatchMetrics::publish(const std::string& records) {
   if (status == 1) return;
   if (!options_.textfile_dir.empty())
     textfile_warning_.report(
-        replace_file(options_.textfile_dir, textfile_name(options_.pid), metrics));
+        replace_file(options_.textfile_dir + "/" + textfile_name(options_.pid), metrics, 0644));
   if (pusher_) pusher_->submit(metrics);
 }
 

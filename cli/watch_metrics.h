@@ -22,11 +22,6 @@ namespace account {
 /// removed again. Returns "" or the reason.
 std::string probe_textfile_dir(const std::string& dir);
 
-/// Replaces DIR/NAME by `text` atomically: written to .NAME.XXXXXX in DIR
-/// (mkstemp), made 0644 and renamed over NAME. Returns "" or the reason
-/// (the temporary file removed).
-std::string replace_file(const std::string& dir, const std::string& name, const std::string& text);
-
 /// "account-watch-PID.prom".
 std::string textfile_name(pid_t pid);
 

@@ -26,6 +26,7 @@
 #include <sstream>
 #include <thread>
 
+#include "output_file.h"
 #include "pushgateway.h"
 #include "records.h"
 #include "run_program.h"
@@ -238,14 +239,14 @@ TEST(WatchMetrics, APushWithoutAnswerGivesUpAtItsDeadline) {
 
 TEST(WatchMetrics, ReplaceFileLeavesOnlyTheTarget) {
   TempDir dir;
-  EXPECT_EQ(replace_file(dir.path(), "a.prom", "one\n"), "");
-  EXPECT_EQ(replace_file(dir.path(), "a.prom", "two\n"), "");
+  EXPECT_EQ(replace_file(dir.file("a.prom"), "one\n", 0644), "");
+  EXPECT_EQ(replace_file(dir.file("a.prom"), "two\n", 0644), "");
   EXPECT_EQ(read_whole(dir.file("a.prom")), "two\n");
   EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"a.prom"});
   struct stat st;
   ASSERT_EQ(stat(dir.file("a.prom").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0644u);  // the collector may run as another user
-  EXPECT_NE(replace_file(dir.file("missing"), "a.prom", "x"), "");
+  EXPECT_NE(replace_file(dir.file("missing") + "/a.prom", "x", 0644), "");
 }
 
 // --- account watch --textfile ---------------------------------------------------
