@@ -33,7 +33,11 @@ int command_compare(const Args& args) {
       ("fail-on", po::value(&fail_on),
        "METRIC=PCT,...: exit with status 3 when a later file is significantly worse than the "
        "first by more than PCT percent in METRIC (wall, cpu, size, resident, anon, heap, copied, "
-       "malloc), e.g. cpu=5%,resident=2%,malloc=0.5%")
+       "malloc), e.g. cpu=5%,resident=2%,malloc=0.5%; exit with status 5 when a gated figure "
+       "cannot be judged (an empty or missing file, an operation in one file only, no "
+       "successful run, too few runs for a verdict), one line each saying why and what to do")
+      ("allow-unjudged", po::bool_switch(&o.allow_unjudged),
+       "with --fail-on: what cannot be judged passes (the lines are still printed)")
       ("sort", po::value(&sort), "order each test's operations by KEY (a METRIC as for "
        "--fail-on), largest first (the largest of the files' figures), and the tests by their "
        "largest operation")
@@ -43,15 +47,19 @@ int command_compare(const Args& args) {
   // clang-format on
   po::variables_map vm = parse_with_files(args, d, &o.files);
   if (vm.count("help")) {
-    std::cout << d
-              << "\nFor every (test, operation) in any file: one row per file, then the change of"
-                 "\neach later file against the first: the change of the medians in percent (N/A"
-                 "\nwhere the first is 0), marked * beyond noise or ~ within noise, and under it"
-                 "\nthe 95% interval of the change (Hodges-Lehmann; \"exact\" where no run varies)."
-                 "\nA verdict needs 4 runs a side (fewer: the Note says so). Failed runs are left"
-                 "\nout (exit status 4; --include-failed); no change is computed where a side has"
-                 "\nno successful run. Exit status: 0, 1 (bad usage or input), 2 (lines skipped),"
-                 "\n3 (--fail-on: a regression over its limit), 4 (failed runs seen).\n";
+    std::cout
+        << d
+        << "\nFor every (test, operation) in any file: one row per file, then the change of"
+           "\neach later file against the first: the change of the medians in percent (N/A"
+           "\nwhere the first is 0), marked * beyond noise or ~ within noise, and under it"
+           "\nthe 95% interval of the change (Hodges-Lehmann; \"exact\" where no run varies)."
+           "\nA verdict needs 4 runs a side (fewer: the Note says so). Failed runs are left"
+           "\nout (exit status 4; --include-failed); no change is computed where a side has"
+           "\nno successful run. --fail-on fails a figure flagged * that is over its limit"
+           "\nand stays significant across every gated figure (Holm, 5% family-wise)."
+           "\nExit status, the first that applies: 1 (bad usage or unreadable input),"
+           "\n3 (--fail-on: a regression over its limit), 5 (--fail-on: something gated"
+           "\nnot judged; --allow-unjudged: 0), 2 (lines skipped), 4 (failed runs seen), 0.\n";
     return 0;
   }
   o.format = format_option(format);

@@ -36,19 +36,4 @@ struct MetricChange {
 MetricChange metric_change(const std::vector<RunFigures>& a, const std::vector<RunFigures>& b,
                            Metric m);
 
-/// A metric's limit for --fail-on: a significant regression (verdict "worse")
-/// whose change of the medians is above `threshold_pct` fails the gate.
-struct Gate {
-  Metric metric = Metric::kCpu;
-  double threshold_pct = 0;
-};
-
-/// Parses "cpu=5%,resident=2%,malloc=0.5%" (the % is optional). On failure
-/// returns nullopt and puts one line naming the bad item (and, for an unknown
-/// metric, the known ones) in *error.
-std::optional<std::vector<Gate>> parse_gates(const std::string& spec, std::string* error);
-
-/// Whether `c` fails `gate`.
-bool fails(const MetricChange& c, const Gate& gate);
-
 }  // namespace account

@@ -81,7 +81,7 @@ size_t hodges_lehmann_cut(size_t n, size_t m, double confidence) {
   return k < 1 ? 0 : size_t(k);
 }
 
-double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b) {
+double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b, Tail tail) {
   size_t n = a.size(), m = b.size();
   if (n == 0 || m == 0) return 1;
   double u = 0;  // pairs with b above a, ties half
@@ -100,6 +100,7 @@ double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b
       if (double(k) <= u) at_most += counts[k];
       if (double(k) >= u) at_least += counts[k];
     }
+    if (tail == Tail::kBLarger) return at_least / total;
     return std::min(1.0, 2 * std::min(at_most, at_least) / total);
   }
   double N = double(n + m);
@@ -108,6 +109,7 @@ double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b
     tie_term += double(t) * double(t) * double(t) - double(t);
   double var = nm / 12 * ((N + 1) - tie_term / (N * (N - 1)));
   if (var <= 0) return 1;
+  if (tail == Tail::kBLarger) return normal_upper((u - nm / 2 - 0.5) / std::sqrt(var));
   double z = (std::abs(u - nm / 2) - 0.5) / std::sqrt(var);  // continuity correction
   return std::min(1.0, 2 * normal_upper(std::max(0.0, z)));
 }
@@ -124,6 +126,7 @@ ChangeEstimate estimate_change(const std::vector<double>& a, const std::vector<d
     e.method = "exact";
     e.shift = e.low = e.high = b.front() - a.front();
     e.p_value = e.shift == 0 ? 1 : 0;
+    e.p_worse = e.shift > 0 ? 0 : 1;
     e.verdict = e.shift > 0 ? Verdict::kWorse : e.shift < 0 ? Verdict::kBetter : Verdict::kSame;
     return e;
   }
@@ -140,6 +143,7 @@ ChangeEstimate estimate_change(const std::vector<double>& a, const std::vector<d
   e.low = d[k - 1];
   e.high = d[count - k];
   e.p_value = mann_whitney_p(a, b);
+  e.p_worse = mann_whitney_p(a, b, Tail::kBLarger);
   e.verdict = e.low > 0 ? Verdict::kWorse : e.high < 0 ? Verdict::kBetter : Verdict::kNoise;
   return e;
 }

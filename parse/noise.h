@@ -25,9 +25,13 @@ struct ChangeEstimate {
   /// "exact" when neither side varies (every run of A equal, every run of B
   /// equal): the change is the difference itself. "hodges-lehmann" otherwise.
   std::string method;
-  double shift = 0;              ///< estimated B - A, in the metric's unit
-  double low = 0, high = 0;      ///< its confidence interval (equal to shift when exact)
-  double p_value = 1;            ///< two-sided Mann–Whitney (1 when exact or too few runs)
+  double shift = 0;          ///< estimated B - A, in the metric's unit
+  double low = 0, high = 0;  ///< its confidence interval (equal to shift when exact)
+  double p_value = 1;        ///< two-sided Mann–Whitney (1 when exact or too few runs)
+  /// One-sided: the chance of B this much larger or more were there no change
+  /// (Mann–Whitney; when exact, 0 for a larger B, else 1; 1 with too few runs).
+  /// What the gate judges a regression by.
+  double p_worse = 1;
   double confidence = 0.95;      ///< what was asked
   size_t min_runs_per_side = 0;  ///< what the method needs at this confidence (A = B sizes)
 };
@@ -39,10 +43,17 @@ struct ChangeEstimate {
 ChangeEstimate estimate_change(const std::vector<double>& a, const std::vector<double>& b,
                                double confidence = 0.95);
 
-/// Two-sided Mann–Whitney U test p-value for samples a and b (mid-ranks for
-/// ties): exact null distribution when there are no ties and the samples are
-/// small, otherwise the normal approximation with tie correction.
-double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b);
+/// Which alternative a p-value is about.
+enum class Tail {
+  kTwoSided,  ///< A and B differ
+  kBLarger    ///< B is larger than A
+};
+
+/// Mann–Whitney U test p-value for samples a and b (mid-ranks for ties):
+/// exact null distribution when there are no ties and the samples are small,
+/// otherwise the normal approximation with tie and continuity correction.
+double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b,
+                      Tail tail = Tail::kTwoSided);
 
 /// k for a two-sided interval at `confidence` from the n*m sorted differences
 /// b - a: the interval is [the k-th smallest, the k-th largest] (1-based), k the

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
+#include <cmath>
 
 #include "html_report.h"
 
@@ -18,9 +19,12 @@ std::optional<Format> parse_format(std::string_view name) {
   return std::nullopt;
 }
 
-std::string percent_text(double pct) {
+std::string percent_text(double pct, bool significant) {
   std::string s = fmt::format("{:+.1f}%", pct);
-  return s == "+0.0%" || s == "-0.0%" ? "0.0%" : s;
+  if (s != "+0.0%" && s != "-0.0%") return s;
+  if (!significant || pct == 0 || !std::isfinite(pct)) return "0.0%";
+  int decimals = std::min(17, int(-std::floor(std::log10(std::abs(pct)))));
+  return fmt::format("{:+.{}f}%", pct, decimals);
 }
 
 namespace {
@@ -36,7 +40,7 @@ std::string cell_text(const Cell& cell, const Column& column) {
     case Cell::Kind::kInteger:
       return fmt::format("{}", cell.integer);
     case Cell::Kind::kPercent:
-      return percent_text(cell.number);
+      return percent_text(cell.number, cell.significant);
     case Cell::Kind::kNotApplicable:
       return "N/A";
   }

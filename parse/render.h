@@ -32,7 +32,9 @@ std::vector<size_t> visible_columns(const Table& table);
 std::string display_text(const Cell& cell, const Column& column);
 
 /// A change in percent as the tables print it: "+12.3%", "-0.4%", "0.0%" for
-/// no change at this precision.
-std::string percent_text(double pct);
+/// no change at this precision. A `significant` change (beyond noise) that is
+/// not 0 gets the decimals it needs to show one non-zero digit: "-0.02%",
+/// "+0.00001%", never "0.0%".
+std::string percent_text(double pct, bool significant = false);
 
 }  // namespace account

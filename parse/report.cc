@@ -1,8 +1,10 @@
 #include "report.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -182,7 +184,10 @@ std::optional<ExtraColumns> parse_columns(std::string_view spec, std::string* er
   return out;
 }
 
-int final_status(int read_status, bool failed_runs_seen) {
+int final_status(int read_status, bool failed_runs_seen, GateStatus gate) {
+  if (read_status == 1) return 1;
+  if (gate == GateStatus::kFailed) return kStatusGateFailed;
+  if (gate == GateStatus::kNotJudged) return kStatusNotJudged;
   if (read_status != 0) return read_status;
   return failed_runs_seen ? kStatusFailedRuns : 0;
 }
@@ -529,6 +534,18 @@ Table compare_table(const std::vector<std::string>& names,
         r.cells.insert(r.cells.end(), change_fields, Cell::empty());
         t.rows.push_back(std::move(r));
       }
+      // The gate, where a side does not have the operation at all.
+      auto unjudged = [&](size_t i, const std::string& why, const std::string& fix) {
+        if (!findings) return;
+        for (const Gate& g : gates)
+          findings->gated.push_back(GatedFigure{g, operation_name(test, op),
+                                                fmt::format("{} vs {}", names[i], names[0]), i,
+                                                std::nullopt, why, fix});
+      };
+      for (size_t i = 1; i < slots.size(); ++i)
+        if (!slots[0] != !slots[i])
+          unjudged(i, "only in " + names[slots[0] ? 0 : i],
+                   "record it with both builds (or --allow-unjudged)");
       if (!slots[0]) continue;
       for (size_t i = 1; i < slots.size(); ++i) {
         if (!slots[i]) continue;
@@ -554,6 +571,8 @@ Table compare_table(const std::vector<std::string>& names,
             findings->refusals.push_back(
                 fmt::format("account: compare: {}: {} (--include-failed counts failed runs)",
                             operation_name(test, op), why));
+          unjudged(i, "no successful run in " + sides,
+                   "fix the failing runs, or count them with --include-failed");
           t.rows.push_back(std::move(r));
           continue;
         }
@@ -573,6 +592,7 @@ Table compare_table(const std::vector<std::string>& names,
         for (const MetricChange& c : changes) {
           Cell cell = c.change_pct ? Cell::of_percent(*c.change_pct) : Cell::not_applicable();
           if (verdict) cell.mark = mark_of(c.estimate.verdict);
+          cell.significant = verdict && cell.mark == std::string("*");
           r.cells.push_back(cell);
           if (c.estimate.verdict != Verdict::kTooFewRuns)
             interval.cells[r.cells.size() - 1] = Cell::of_text(interval_text(c));
@@ -608,25 +628,16 @@ Table compare_table(const std::vector<std::string>& names,
           MetricChange c = in_table != changes.end()
                                ? *in_table
                                : metric_change(counted[0], counted[i], g.metric);
-          std::string where =
-              fmt::format("{}: {}: {}", operation_name(test, op), pair, metric_name(g.metric));
+          GatedFigure f{g, operation_name(test, op), pair, i, std::nullopt, {}, {}};
           if (c.estimate.verdict == Verdict::kTooFewRuns) {
-            findings->ungated.push_back(fmt::format(
-                "account: compare: --fail-on: {}: not gated, {}", where,
-                too_few_runs(counted[0].size(), counted[i].size(), c.estimate.min_runs_per_side)));
-          } else if (fails(c, g)) {
-            std::string interval_part =
-                c.estimate.method == "exact"
-                    ? std::string("exact: in every run")
-                    : fmt::format("{:.0f}% interval {}", kCompareConfidence * 100,
-                                  c.low_pct && c.high_pct ? percent_text(*c.low_pct) + " to " +
-                                                                percent_text(*c.high_pct)
-                                                          : std::string("N/A"));
-            findings->failures.push_back(
-                fmt::format("account: compare: regression: {} {} ({}), over the {}% limit", where,
-                            c.change_pct ? percent_text(*c.change_pct) : std::string("from 0"),
-                            interval_part, fmt::format("{:g}", g.threshold_pct)));
+            size_t need = c.estimate.min_runs_per_side;
+            f.why = fmt::format("{} and {} runs, {} a side needed", counted[0].size(),
+                                counted[i].size(), need);
+            f.fix = fmt::format("--repeat {}", need);
+          } else {
+            f.change = c;
           }
+          findings->gated.push_back(std::move(f));
         }
       }
     }
@@ -706,13 +717,18 @@ void note_unlabelled(const std::vector<std::vector<Operation>*>& all, const Mess
 }
 
 // Opens every input before reading any, so a wrong path fails at once.
+// With `missing`, a file that does not exist is no error: its Input has no
+// reader and its entry in *missing is true.
 bool open_all(const std::vector<std::string>& files, std::vector<Input>* inputs,
-              const MessageSink& err) {
+              const MessageSink& err, std::vector<bool>* missing = nullptr) {
   bool ok = true;
   for (const std::string& f : files) {
     std::string error;
     auto reader = LineReader::open(f, &error);
-    if (!reader) {
+    struct stat st;
+    bool absent = !reader && f != "-" && ::stat(f.c_str(), &st) != 0 && errno == ENOENT;
+    if (missing) missing->push_back(absent);
+    if (!reader && !(absent && missing)) {
       err("account: " + error);
       ok = false;
     }
@@ -755,14 +771,21 @@ int run_compare(const CompareOptions& options, std::string* out, const MessageSi
   std::vector<std::string> names = options.names;
   if (names.empty())
     for (const std::string& f : options.files) names.push_back(f == "-" ? "<stdin>" : f);
+  bool gated = !options.fail_on.empty();
   std::vector<Input> inputs;
-  if (!open_all(options.files, &inputs, err)) return 1;
+  // With a gate, a file that does not exist is what a failed run leaves: not judged.
+  std::vector<bool> missing;
+  if (!open_all(options.files, &inputs, err, gated ? &missing : nullptr)) return 1;
   std::vector<std::unique_ptr<Aggregator>> aggregators;
   int status = 0;
   bool failed = false;
   std::vector<std::vector<Operation>> ops;
   for (Input& in : inputs) {
     aggregators.push_back(std::make_unique<Aggregator>(options.format == Format::kHtml));
+    if (!in.reader) {  // missing
+      ops.emplace_back();
+      continue;
+    }
     in.into = aggregators.back().get();
     std::vector<Input> one;
     one.push_back(std::move(in));
@@ -779,14 +802,39 @@ int run_compare(const CompareOptions& options, std::string* out, const MessageSi
   Table table = compare_table(names, ops, options.columns, options.include_failed, options.fail_on,
                               &findings, options.sort);
   for (const std::string& r : findings.refusals) err(r);
-  for (const std::string& r : findings.failures) err(r);
-  for (const std::string& r : findings.ungated) err(r);
+  GateStatus gate = GateStatus::kPassed;
+  if (gated) {
+    // An input without runs: one line for it, not one per operation it lacks.
+    std::vector<GatedFigure> figures;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (!ops[i].empty()) continue;
+      for (const Gate& g : options.fail_on)
+        figures.push_back(GatedFigure{
+            g, names[i], "", i, std::nullopt,
+            !missing.empty() && missing[i] ? "no such file" : "no runs in it",
+            "check the account run that writes it (a failed run leaves it empty or missing)"});
+    }
+    bool first_empty = ops[0].empty();
+    for (GatedFigure& f : findings.gated)
+      if (!first_empty && !ops[f.later].empty()) figures.push_back(std::move(f));
+    GateVerdict v = judge_gates(figures, ops.size() > 2);
+    for (const std::string& r : v.failures) err(r);
+    for (const std::string& r : v.within_family_noise) err(r);
+    for (const std::string& r : v.unjudged) err(r);
+    if (v.not_judged > 0 || v.judged == 0)
+      err(fmt::format("account: compare: --fail-on: {} of {} gated figures not judged: {}",
+                      v.not_judged, v.judged + v.not_judged,
+                      options.allow_unjudged ? "passed (--allow-unjudged)"
+                                             : "exit status 5 (--allow-unjudged passes them)"));
+    gate = !v.failures.empty()                                              ? GateStatus::kFailed
+           : (v.not_judged > 0 || v.judged == 0) && !options.allow_unjudged ? GateStatus::kNotJudged
+                                                                            : GateStatus::kPassed;
+  }
   if (options.format == Format::kHtml)
     *out = compare_page(options, names, std::move(ops), std::move(table));
   else
     *out = make_renderer(options.format)->render(table);
-  if (!findings.failures.empty() && status != 1) return kStatusGateFailed;
-  return final_status(status, failed);
+  return final_status(status, failed, gate);
 }
 
 }  // namespace account

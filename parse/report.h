@@ -11,20 +11,31 @@
 #include "aggregate.h"
 #include "backtrace_symbolize.h"
 #include "compare_change.h"
+#include "gate.h"
 #include "metric.h"
 #include "render.h"
 #include "table.h"
 
 namespace account {
 
-/// Exit statuses of report and compare. When several apply the highest in
-/// this order wins: 1 (bad usage, unreadable input) > 3 (a gate, reserved for
-/// compare --fail-on) > 2 (some lines skipped) > 4 (failed runs were seen) > 0.
+/// Exit statuses of report and compare. When several apply the first in this
+/// order wins: 1 (bad usage, unreadable input) > 3 (compare --fail-on: a
+/// regression over its limit) > 5 (--fail-on: a gated figure could not be
+/// judged) > 2 (some lines skipped) > 4 (failed runs were seen) > 0.
 constexpr int kStatusLinesSkipped = 2;
 constexpr int kStatusGateFailed = 3;
 constexpr int kStatusFailedRuns = 4;
+constexpr int kStatusNotJudged = 5;
+
+/// What compare's gate (--fail-on) came to.
+enum class GateStatus {
+  kPassed,     ///< no gate, or every gated figure judged and none failed
+  kNotJudged,  ///< none failed, and some could not be judged (without --allow-unjudged)
+  kFailed      ///< a regression over its limit
+};
+
 /// The status of a report or compare whose reading came to `read_status`.
-int final_status(int read_status, bool failed_runs_seen);
+int final_status(int read_status, bool failed_runs_seen, GateStatus gate = GateStatus::kPassed);
 
 /// Figure columns that are off by default, chosen with `--columns +NAME,...`.
 /// Each sits in its section of the text table and Markdown, and after every
@@ -58,18 +69,19 @@ Table process_table(const std::vector<Operation>& ops, const ExtraColumns& extra
 /// operation's runs (linear interpolation between closest ranks).
 Table percentile_table(const std::vector<Operation>& ops, Metric metric,
                        bool include_failed = false);
-/// What compare found besides the table: one line each (without newline).
+/// What compare found besides the table.
 struct CompareFindings {
-  std::vector<std::string> refusals;  ///< no change computed: a side has no counted run
-  std::vector<std::string> ungated;   ///< a gate not applied: too few runs for a verdict
-  std::vector<std::string> failures;  ///< a gate failed: a significant regression over its limit
+  std::vector<std::string> refusals;  ///< no change computed: a side has no counted run (a line)
+  std::vector<GatedFigure> gated;     ///< every gate on every pair of inputs (gate.h)
 };
 
 /// For each operation in any input: a row per input that has it, then for each
 /// later input its change against the first (compare_change.h): the change of
 /// the medians in percent with a verdict mark, an interval row for people, and
 /// the interval, verdict and method of each figure in CSV and JSON fields.
-/// `gates` (--fail-on) are checked on every change row into *findings.
+/// `gates` (--fail-on) are applied to every operation of every pair (the
+/// first input and a later one) into findings->gated: judged where both sides
+/// have enough counted runs, otherwise with the reason and the fix.
 /// `sort` (--sort KEY): each test's operations by the largest of their inputs'
 /// figures, largest first, and the tests by their largest operation; an
 /// operation's rows stay together.
@@ -119,12 +131,15 @@ struct CompareOptions {
   bool strict = false;
   bool include_failed = false;       ///< --include-failed
   std::vector<Gate> fail_on;         ///< --fail-on METRIC=PCT,...
+  bool allow_unjudged = false;       ///< --allow-unjudged: what the gate cannot judge passes
   std::optional<Metric> sort;        ///< --sort KEY
   Symbolizer* symbolizer = nullptr;  ///< names backtrace frames in the HTML page
 };
 
-/// Exit status as run_report's, and 3 (above 2 and 4, below 1) when a gate of
-/// fail_on failed: one line per failure went to `err`.
+/// Exit status as run_report's, and with fail_on (gate.h): 3 when a gated
+/// figure failed, 5 when one could not be judged (unless allow_unjudged), in
+/// final_status's order; one line per failure and per reason went to `err`.
+/// With fail_on, an input that does not exist is not judged (5), not unreadable (1).
 int run_compare(const CompareOptions& options, std::string* out, const MessageSink& err);
 
 }  // namespace account

@@ -43,13 +43,15 @@ struct Cell {
   /// Appended to the cell in the text table and Markdown only (compare's
   /// verdict marks: "*", "~"); CSV and JSON carry the same in their own fields.
   std::string mark;
+  /// A percent beyond noise: printed with the digits it needs to be non-zero.
+  bool significant = false;
 
   static Cell empty() { return {}; }
-  static Cell of_text(std::string s) { return {Kind::kText, std::move(s), 0, 0, {}}; }
-  static Cell of_number(double v) { return {Kind::kNumber, {}, v, 0, {}}; }
-  static Cell of_integer(int64_t v) { return {Kind::kInteger, {}, 0, v, {}}; }
-  static Cell of_percent(double v) { return {Kind::kPercent, {}, v, 0, {}}; }
-  static Cell not_applicable() { return {Kind::kNotApplicable, {}, 0, 0, {}}; }
+  static Cell of_text(std::string s) { return {Kind::kText, std::move(s), 0, 0, {}, false}; }
+  static Cell of_number(double v) { return {Kind::kNumber, {}, v, 0, {}, false}; }
+  static Cell of_integer(int64_t v) { return {Kind::kInteger, {}, 0, v, {}, false}; }
+  static Cell of_percent(double v) { return {Kind::kPercent, {}, v, 0, {}, false}; }
+  static Cell not_applicable() { return {Kind::kNotApplicable, {}, 0, 0, {}, false}; }
 };
 
 struct Row {

@@ -128,8 +128,8 @@ TEST(Cli, CompareNamesAndFormat) {
   EXPECT_EQ(s.out, testing::read_file(std::string(PARSE_TEST_DIR) + "/golden/compare.csv"));
 }
 
-// The gate from the command line: 3 with a line per regression, 1 for a
-// metric it does not know (nothing read, nothing printed).
+// The gate from the command line: 3 with a line per regression, 5 for what it
+// cannot judge, 1 for a metric it does not know (nothing read, nothing printed).
 TEST(Cli, CompareFailOnStatuses) {
   Shell fail =
       account("compare noise-base.jsonl noise-slower.jsonl --names base,slower --fail-on cpu=5%");
@@ -139,9 +139,14 @@ TEST(Cli, CompareFailOnStatuses) {
                            0),
             0u)
       << fail.err;
+  // Faster, but status/status has one run a side: not judged, 5 (0 when allowed).
   Shell better =
       account("compare noise-slower.jsonl noise-base.jsonl --names slower,base --fail-on cpu=5%");
-  EXPECT_EQ(better.status, 0) << better.err;
+  EXPECT_EQ(better.status, 5) << better.err;
+  Shell allowed = account(
+      "compare noise-slower.jsonl noise-base.jsonl --names slower,base --fail-on cpu=5% "
+      "--allow-unjudged");
+  EXPECT_EQ(allowed.status, 0) << allowed.err;
   Shell unknown = account("compare noise-base.jsonl noise-slower.jsonl --fail-on rss=5%");
   EXPECT_EQ(unknown.status, 1);
   EXPECT_EQ(unknown.out, "");

@@ -103,14 +103,19 @@ TEST(CompareGate, RegressionBeyondItsLimitExitsThree) {
       << failures[0];
   EXPECT_NE(failures[0].find("95% interval +"), std::string::npos) << failures[0];
   EXPECT_NE(failures[0].find("over the 5% limit"), std::string::npos) << failures[0];
+  // One byte more of 8 MiB, in every run: a change, printed with the digits it needs.
   EXPECT_EQ(failures[1],
-            "account: compare: regression: clone/clone: slower vs base: malloc 0.0% (exact: in "
-            "every run), over the 0% limit");
-  // status has one run a build: each gate says it could not judge it.
-  ASSERT_EQ(ungated.size(), 6u);
+            "account: compare: regression: clone/clone: slower vs base: malloc +0.00001% (exact: "
+            "in every run), over the 0% limit");
+  // status has one run a build: one line per pair says it could not be judged and
+  // how to fix that, then a summary; exit 3 wins over the 5 these call for.
+  ASSERT_EQ(ungated.size(), 3u);
   EXPECT_EQ(ungated[0],
-            "account: compare: --fail-on: status/status: same vs base: cpu: not gated, no "
-            "verdict: 1 and 1 runs (4 a side needed)");
+            "account: compare: --fail-on: cpu, resident, malloc: status/status (same vs base) not "
+            "judged: 1 and 1 runs, 4 a side needed: --repeat 4");
+  EXPECT_EQ(ungated[2],
+            "account: compare: --fail-on: 6 of 12 gated figures not judged: exit status 5 "
+            "(--allow-unjudged passes them)");
 }
 
 TEST(CompareGate, ImprovementAndNoiseDoNotFail) {
@@ -120,6 +125,7 @@ TEST(CompareGate, ImprovementAndNoiseDoNotFail) {
              data_path("noise-same.jsonl")};
   o.names = {"slower", "base", "same"};
   o.fail_on = gates("cpu=5,wall=5,size=1,resident=1,copied=0");
+  o.allow_unjudged = true;  // status/status: one run a build
   Outcome r = testing::compare(o);
   EXPECT_EQ(r.status, 0) << r.out;
   for (const std::string& line : r.err) EXPECT_EQ(line.find("regression"), std::string::npos);
@@ -128,6 +134,7 @@ TEST(CompareGate, ImprovementAndNoiseDoNotFail) {
 TEST(CompareGate, BelowItsLimitDoesNotFail) {
   CompareOptions o = three();
   o.fail_on = gates("cpu=50%");  // +20 % is significant but under 50 %
+  o.allow_unjudged = true;       // status/status: one run a build
   EXPECT_EQ(testing::compare(o).status, 0);
 }
 
@@ -142,17 +149,34 @@ TEST(CompareGate, WallIsGatedThoughNotAColumn) {
   EXPECT_TRUE(found);
 }
 
-TEST(CompareGate, TooFewRunsIsZeroWithANote) {
+// issue 33: one run a side is no verdict, so the gate fails closed (5), one
+// line per operation saying why and what to do; --allow-unjudged passes it.
+TEST(CompareGate, TooFewRunsIsFiveWithOneLineEach) {
   CompareOptions o;
   o.files = {data_path("a.jsonl"), data_path("b.jsonl")};
   o.names = {"a", "b"};
   o.fail_on = gates("cpu=1%");
   Outcome r = testing::compare(o);
-  EXPECT_EQ(r.status, 0);
-  ASSERT_EQ(r.err.size(), 2u);  // alpha/add and beta/checkout
-  EXPECT_EQ(r.err[0],
-            "account: compare: --fail-on: alpha/add: b vs a: cpu: not gated, no verdict: 1 and 1 "
-            "runs (4 a side needed)");
+  EXPECT_EQ(r.status, 5);
+  EXPECT_EQ(r.err, (std::vector<std::string>{
+                       "account: compare: --fail-on: cpu: alpha/add not judged: 1 and 1 runs, 4 "
+                       "a side needed: --repeat 4",
+                       "account: compare: --fail-on: cpu: alpha/commit not judged: only in a: "
+                       "record it with both builds (or --allow-unjudged)",
+                       "account: compare: --fail-on: cpu: beta/checkout not judged: 1 and 1 runs, "
+                       "4 a side needed: --repeat 4",
+                       "account: compare: --fail-on: cpu: gamma/new not judged: only in b: record "
+                       "it with both builds (or --allow-unjudged)",
+                       "account: compare: --fail-on: 4 of 4 gated figures not judged: exit status "
+                       "5 (--allow-unjudged passes them)"}));
+  o.allow_unjudged = true;
+  Outcome allowed = testing::compare(o);
+  EXPECT_EQ(allowed.status, 0);
+  ASSERT_EQ(allowed.err.size(), 5u);
+  EXPECT_EQ(allowed.err[0], r.err[0]);
+  EXPECT_EQ(allowed.err[4],
+            "account: compare: --fail-on: 4 of 4 gated figures not judged: passed "
+            "(--allow-unjudged)");
 }
 
 TEST(CompareGate, BadSpecsAreOneLine) {

@@ -1,0 +1,123 @@
+#include "gate.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+#include "comma_list.h"
+#include "holm.h"
+#include "render.h"
+
+namespace account {
+
+std::optional<std::vector<Gate>> parse_gates(const std::string& spec, std::string* error) {
+  std::vector<Gate> gates;
+  for (std::string_view view : comma_list(spec)) {
+    std::string item(view);
+    size_t eq = item.find('=');
+    if (eq == std::string::npos) {
+      *error = fmt::format("--fail-on '{}': '{}' is not METRIC=PERCENT (e.g. cpu=5%)", spec, item);
+      return std::nullopt;
+    }
+    std::string name = item.substr(0, eq), number = item.substr(eq + 1);
+    std::optional<Metric> m = parse_metric(name);
+    if (!m) {
+      *error = fmt::format("--fail-on '{}': {}", spec, unknown_metric(name));
+      return std::nullopt;
+    }
+    if (!number.empty() && number.back() == '%') number.pop_back();
+    char* end = nullptr;
+    errno = 0;
+    double v = number.empty() ? NAN : std::strtod(number.c_str(), &end);
+    if (number.empty() || *end || errno || !std::isfinite(v) || v < 0) {
+      *error = fmt::format("--fail-on '{}': '{}' is not a percentage of 0 or more for {}", spec,
+                           item.substr(eq + 1), name);
+      return std::nullopt;
+    }
+    gates.push_back({*m, v});
+  }
+  return gates;
+}
+
+namespace {
+
+// "+21.9% (95% interval +18.5% to +24.9%)" or "+0.00001% (exact: in every run)".
+std::string change_text(const MetricChange& c) {
+  std::string change = c.change_pct ? percent_text(*c.change_pct, true) : "from 0";
+  if (c.estimate.method == "exact") return change + " (exact: in every run)";
+  return fmt::format("{} ({:.0f}% interval {})", change, kCompareConfidence * 100,
+                     c.low_pct && c.high_pct
+                         ? percent_text(*c.low_pct) + " to " + percent_text(*c.high_pct)
+                         : std::string("N/A"));
+}
+
+bool over_limit(const MetricChange& c, const Gate& g) {
+  return !c.change_pct || *c.change_pct > g.threshold_pct;  // from 0: over any limit
+}
+
+}  // namespace
+
+GateVerdict judge_gates(const std::vector<GatedFigure>& figures, bool name_pairs) {
+  GateVerdict v;
+  std::vector<const GatedFigure*> judged;
+  std::vector<double> p;
+  for (const GatedFigure& f : figures) {
+    if (!f.change) continue;
+    judged.push_back(&f);
+    p.push_back(f.change->estimate.p_worse);
+  }
+  v.judged = judged.size();
+  std::vector<double> adjusted = holm_adjusted(p);
+  for (size_t i = 0; i < judged.size(); ++i) {
+    const GatedFigure& f = *judged[i];
+    const MetricChange& c = *f.change;
+    if (c.estimate.verdict != Verdict::kWorse || !over_limit(c, f.gate)) continue;
+    std::string where =
+        fmt::format("{}: {}: {} {}", f.what, f.pair, metric_name(f.gate.metric), change_text(c));
+    std::string limit = fmt::format("the {:g}% limit", f.gate.threshold_pct);
+    std::string odds =
+        c.estimate.method == "exact"
+            ? std::string()
+            : fmt::format("; p={:.2g} one-sided, {:.2g} after Holm over {} gated figure{}",
+                          c.estimate.p_worse, adjusted[i], v.judged, v.judged == 1 ? "" : "s");
+    if (adjusted[i] <= kGateFamilyError)
+      v.failures.push_back(
+          fmt::format("account: compare: regression: {}, over {}{}", where, limit, odds));
+    else
+      v.within_family_noise.push_back(
+          fmt::format("account: compare: --fail-on: {}, over {} but within the noise of {} gated "
+                      "figures{}: passed",
+                      where, limit, v.judged, odds));
+  }
+  // Unjudged: one line per (what, pair, why, fix), its metrics together.
+  struct Group {
+    const GatedFigure* first;
+    std::vector<std::string> metrics;
+  };
+  std::vector<Group> groups;
+  for (const GatedFigure& f : figures) {
+    if (f.change) continue;
+    ++v.not_judged;
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const Group& g) {
+      return g.first->what == f.what && g.first->pair == f.pair && g.first->why == f.why &&
+             g.first->fix == f.fix;
+    });
+    if (g == groups.end()) g = groups.insert(groups.end(), Group{&f, {}});
+    std::string name = metric_name(f.gate.metric);
+    if (std::find(g->metrics.begin(), g->metrics.end(), name) == g->metrics.end())
+      g->metrics.push_back(name);
+  }
+  for (const Group& g : groups) {
+    const GatedFigure& f = *g.first;
+    std::string pair = name_pairs && !f.pair.empty() ? " (" + f.pair + ")" : "";
+    v.unjudged.push_back(fmt::format("account: compare: --fail-on: {}: {}{} not judged: {}: {}",
+                                     fmt::join(g.metrics, ", "), f.what, pair, f.why, f.fix));
+  }
+  return v;
+}
+
+}  // namespace account

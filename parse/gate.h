@@ -1,0 +1,60 @@
+/// The gate of `account compare --fail-on`: which gated figures it could
+/// judge, which of those fail, and why the others could not be judged. It
+/// fails closed: a figure it could not judge is never a pass unless the user
+/// says so (--allow-unjudged). The false alarms of all judged figures together
+/// are held at 5 % by Holm's rule (holm.h; docs/report.md, "A gate for CI").
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compare_change.h"
+#include "metric.h"
+
+namespace account {
+
+/// A metric's limit for --fail-on: a significant regression whose change of
+/// the medians is above `threshold_pct` fails the gate.
+struct Gate {
+  Metric metric = Metric::kCpu;
+  double threshold_pct = 0;
+};
+
+/// Parses "cpu=5%,resident=2%,malloc=0.5%" (the % is optional). On failure
+/// returns nullopt and puts one line naming the bad item (and, for an unknown
+/// metric, the known ones) in *error.
+std::optional<std::vector<Gate>> parse_gates(const std::string& spec, std::string* error);
+
+/// One gate applied to one operation (or to a whole input that could not be
+/// read for it) between the first input and a later one.
+struct GatedFigure {
+  Gate gate;
+  std::string what;  ///< "test/op", or an input's name when the whole input is unjudged
+  std::string pair;  ///< "b vs a"
+  size_t later = 0;  ///< the later input's index (the first input is 0)
+  std::optional<MetricChange> change;  ///< set: judged
+  std::string why, fix;                ///< not judged: why, and what to do about it
+};
+
+/// The chance of a false alarm in a whole comparison (every judged figure
+/// together): one minus the confidence of the intervals compare prints.
+constexpr double kGateFamilyError = 1 - kCompareConfidence;
+
+struct GateVerdict {
+  std::vector<std::string> failures;  ///< one line per regression over its limit
+  /// One line per figure beyond noise and over its limit alone, but not once
+  /// every judged figure is taken into account: it passes.
+  std::vector<std::string> within_family_noise;
+  std::vector<std::string> unjudged;  ///< one line per reason, its metrics together
+  size_t judged = 0, not_judged = 0;  ///< figures
+};
+
+/// Judges `figures`. A judged figure fails when its change is flagged worse
+/// (the table's *), over its threshold, and its one-sided Mann–Whitney p-value
+/// stays at most kGateFamilyError after Holm's adjustment over every judged
+/// figure. `name_pairs`: name the pair ("c vs a") in the unjudged lines (more
+/// than two inputs).
+GateVerdict judge_gates(const std::vector<GatedFigure>& figures, bool name_pairs);
+
+}  // namespace account

@@ -1,0 +1,102 @@
+// The gate's rules one by one (issue 33): Holm's adjustment, the one-sided
+// Mann–Whitney p-value it adjusts, and judge_gates on small exact inputs.
+#include "gate.h"
+
+#include <gtest/gtest.h>
+
+#include "holm.h"
+#include "noise.h"
+
+namespace account {
+namespace {
+
+TEST(Holm, AdjustedValuesStepDownAndStayMonotone) {
+  // Sorted: 0.005 x4 = 0.02, 0.01 x3 = 0.03, 0.03 x2 = 0.06, 0.04 x1 = 0.04 -> 0.06.
+  std::vector<double> adjusted = holm_adjusted({0.01, 0.04, 0.03, 0.005});
+  ASSERT_EQ(adjusted.size(), 4u);
+  EXPECT_DOUBLE_EQ(adjusted[0], 0.03);
+  EXPECT_DOUBLE_EQ(adjusted[1], 0.06);
+  EXPECT_DOUBLE_EQ(adjusted[2], 0.06);
+  EXPECT_DOUBLE_EQ(adjusted[3], 0.02);
+}
+
+TEST(Holm, CapsAtOneAndKeepsASingleValue) {
+  EXPECT_EQ(holm_adjusted({0.3, 0.6}), (std::vector<double>{0.6, 0.6}));
+  EXPECT_EQ(holm_adjusted({0.02}), (std::vector<double>{0.02}));
+  EXPECT_TRUE(holm_adjusted({}).empty());
+}
+
+TEST(MannWhitney, OneSidedExact) {
+  // Every b above every a: U = 16, the largest of C(8,4) = 70 arrangements.
+  EXPECT_DOUBLE_EQ(mann_whitney_p({1, 2, 3, 4}, {5, 6, 7, 8}, Tail::kBLarger), 1.0 / 70);
+  EXPECT_DOUBLE_EQ(mann_whitney_p({5, 6, 7, 8}, {1, 2, 3, 4}, Tail::kBLarger), 1.0);
+  // U = 14: 4 arrangements of 70 reach 14 or more (U = 16: 1, 15: 1, 14: 2).
+  EXPECT_DOUBLE_EQ(mann_whitney_p({1, 2, 3, 6}, {4, 5, 7, 8}, Tail::kBLarger), 4.0 / 70);
+}
+
+std::vector<RunFigures> cpu_runs(const std::vector<double>& cpu) {
+  std::vector<RunFigures> runs;
+  for (double c : cpu) {
+    RunFigures r;
+    r.cpu_s = c;
+    runs.push_back(r);
+  }
+  return runs;
+}
+
+GatedFigure judged(const std::string& what, const std::vector<double>& a,
+                   const std::vector<double>& b) {
+  GatedFigure f;
+  f.gate = Gate{Metric::kCpu, 5};
+  f.what = what;
+  f.pair = "b vs a";
+  f.later = 1;
+  f.change = metric_change(cpu_runs(a), cpu_runs(b), Metric::kCpu);
+  return f;
+}
+
+const std::vector<double> kA = {1.0, 1.1, 1.2, 1.3};
+const std::vector<double> kDoubled = {2.0, 2.1, 2.2, 2.3};  // p = 1/70 one-sided
+const std::vector<double> kSame = {1.05, 1.15, 1.25, 1.28};
+
+TEST(JudgeGates, ALoneRegressionFails) {
+  GateVerdict v = judge_gates({judged("t/clone", kA, kDoubled)}, false);
+  EXPECT_EQ(v.judged, 1u);
+  ASSERT_EQ(v.failures.size(), 1u);
+  EXPECT_EQ(v.failures[0],
+            "account: compare: regression: t/clone: b vs a: cpu +87.0% (95% interval +60.9% to "
+            "+113.0%), over the 5% limit; p=0.014 one-sided, 0.014 after Holm over 1 gated figure");
+}
+
+// Four figures: 4 x 1/70 = 0.057 is above 5 %: beyond noise alone, not across the four.
+TEST(JudgeGates, TheSameRegressionAmongFourFiguresIsWithinTheirNoise) {
+  GateVerdict v = judge_gates({judged("t/clone", kA, kDoubled), judged("t/push", kA, kSame),
+                               judged("t/pull", kA, kSame), judged("t/gc", kA, kSame)},
+                              false);
+  EXPECT_EQ(v.judged, 4u);
+  EXPECT_TRUE(v.failures.empty());
+  ASSERT_EQ(v.within_family_noise.size(), 1u);
+  EXPECT_EQ(v.within_family_noise[0],
+            "account: compare: --fail-on: t/clone: b vs a: cpu +87.0% (95% interval +60.9% to "
+            "+113.0%), over the 5% limit but within the noise of 4 gated figures; p=0.014 "
+            "one-sided, 0.057 after Holm over 4 gated figures: passed");
+}
+
+TEST(JudgeGates, UnjudgedFiguresGroupTheirMetrics) {
+  GatedFigure cpu;
+  cpu.gate = Gate{Metric::kCpu, 5};
+  cpu.what = "t/clone";
+  cpu.pair = "c vs a";
+  cpu.why = "1 and 1 runs, 4 a side needed";
+  cpu.fix = "--repeat 4";
+  GatedFigure wall = cpu;
+  wall.gate.metric = Metric::kWall;
+  GateVerdict v = judge_gates({cpu, wall}, true);
+  EXPECT_EQ(v.not_judged, 2u);
+  EXPECT_EQ(v.unjudged, (std::vector<std::string>{
+                            "account: compare: --fail-on: cpu, wall: t/clone (c vs a) not judged: "
+                            "1 and 1 runs, 4 a side needed: --repeat 4"}));
+}
+
+}  // namespace
+}  // namespace account
