@@ -91,7 +91,7 @@ int command_compare(const Args& args) {
   std::unique_ptr<Symbolizer> symbolizer;
   if (o.format == Format::kHtml) o.symbolizer = (symbolizer = make_addr2line_symbolizer()).get();
   std::string out;
-  int status = run_compare(o, &out, [](const std::string& m) { fmt::print(stderr, "{}\n", m); });
+  int status = run_compare(o, &out, print_message);
   if (status != 1) file.write(out);
   return status;
 }

@@ -67,7 +67,7 @@ int command_export(const Args& args) {
   std::unique_ptr<Symbolizer> symbolizer = make_addr2line_symbolizer();
   o.symbolizer = symbolizer.get();
   std::string out;
-  int status = run_export(o, &out, [](const std::string& m) { fmt::print(stderr, "{}\n", m); });
+  int status = run_export(o, &out, print_message);
   if (status != 1) file.write(out);
   return status;
 }

@@ -122,8 +122,7 @@ int command_report(const Args& args) {
           "--percentiles or --columns"};
     std::string out;
     auto symbolizer = make_addr2line_symbolizer();
-    int status = run_backtrace_report(o.files, o.strict, *symbolizer, &out,
-                                      [](const std::string& m) { fmt::print(stderr, "{}\n", m); });
+    int status = run_backtrace_report(o.files, o.strict, *symbolizer, &out, print_message);
     file.write(out);
     return status;
   }
@@ -158,7 +157,7 @@ int command_report(const Args& args) {
     o.symbolizer = symbolizer.get();
   }
   std::string out;
-  int status = run_report(o, &out, [](const std::string& m) { fmt::print(stderr, "{}\n", m); });
+  int status = run_report(o, &out, print_message);
   if (status != 1) file.write(out);
   return status;
 }

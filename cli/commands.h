@@ -19,6 +19,10 @@ int command_export(const Args& args);
 enum class Format;
 Format format_option(const std::string& name);
 
+/// One line on stderr, its control characters escaped (parse/text_escape.h):
+/// messages name files, labels and argv that came from records.
+void print_message(const std::string& line);
+
 /// Thrown for bad usage; main prints "account: <what>" and exits 1.
 struct UsageError {
   std::string what;

@@ -7,6 +7,7 @@
 
 #include "account_commit.h"
 #include "commands.h"
+#include "text_escape.h"
 
 namespace {
 
@@ -45,15 +46,19 @@ int dispatch(const account::Args& args) {
 
 }  // namespace
 
+void account::print_message(const std::string& line) {
+  fmt::print(stderr, "{}\n", escape_control(line));
+}
+
 int main(int argc, char** argv) {
   try {
     return dispatch(account::Args(argv + 1, argv + argc));
   } catch (const account::UsageError& e) {
-    fmt::print(stderr, "account: {}\n", e.what);
+    account::print_message("account: " + e.what);
   } catch (const boost::program_options::error& e) {
-    fmt::print(stderr, "account: {} (try --help)\n", e.what());
+    account::print_message(fmt::format("account: {} (try --help)", e.what()));
   } catch (const std::exception& e) {
-    fmt::print(stderr, "account: {}\n", e.what());
+    account::print_message(fmt::format("account: {}", e.what()));
   }
   return 1;
 }

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <unordered_map>
+
+#include "saturating.h"
 
 namespace account {
 
@@ -138,8 +141,8 @@ struct RunAcc {
     rss.add_process(f.rss);
     anon.add_process(f.anon);
     heap = std::max(heap, f.heap);
-    copied += f.copied;
-    malloc += f.malloc;
+    add_saturating(copied, f.copied);
+    add_saturating(malloc, f.malloc);
     ++processes;
     min_start = std::min(min_start, f.start_ns);
     max_start = std::max(max_start, f.start_ns);
@@ -158,8 +161,8 @@ struct RunAcc {
     rss.merge(other.rss);
     anon.merge(other.anon);
     heap = std::max(heap, other.heap);
-    copied += other.copied;
-    malloc += other.malloc;
+    add_saturating(copied, other.copied);
+    add_saturating(malloc, other.malloc);
     processes += other.processes;
     min_start = std::min(min_start, other.min_start);
     max_start = std::max(max_start, other.max_start);
@@ -425,7 +428,7 @@ T median(const std::vector<RunFigures>& runs, Get get) {
   size_t n = v.size();
   if (n == 0) return T{};
   if (n % 2 == 1) return v[n / 2];
-  return T((v[n / 2 - 1] + v[n / 2]) / 2);
+  return std::midpoint(v[n / 2 - 1], v[n / 2]);  // (a + b) / 2 could wrap
 }
 }  // namespace
 

@@ -7,6 +7,7 @@
 
 #include "by_host.h"
 #include "reader.h"
+#include "saturating.h"
 
 namespace account {
 
@@ -69,8 +70,9 @@ namespace {
 void render_process(const ProcessBacktraces& p, const SymbolTable& symbols, bool name_host,
                     std::string* out) {
   uint64_t count = 0, bytes = 0;
-  for (const AllocationGroup& g : p.groups) count += g.count, bytes += g.bytes;
-  if (p.other) count += p.other->count, bytes += p.other->bytes;
+  for (const AllocationGroup& g : p.groups)
+    add_saturating(count, g.count), add_saturating(bytes, g.bytes);
+  if (p.other) add_saturating(count, p.other->count), add_saturating(bytes, p.other->bytes);
   std::string where = name_host ? fmt::format(" on {}", host_shown(p.host)) : "";
   *out += fmt::format("  pid {}{}: {}\n", p.pid, where, command_line(p));
   *out += fmt::format(

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <map>
 
+#include "saturating.h"
+
 namespace account {
 
 namespace {
@@ -293,8 +295,8 @@ namespace {
 
 void add_stack(IcicleNode* node, const std::vector<std::string>& frames, uint64_t bytes,
                uint64_t calls) {
-  node->bytes += bytes;
-  node->calls += calls;
+  add_saturating(node->bytes, bytes);
+  add_saturating(node->calls, calls);
   for (const std::string& f : frames) {
     auto it = std::find_if(node->children.begin(), node->children.end(),
                            [&](const IcicleNode& c) { return c.name == f; });
@@ -303,8 +305,8 @@ void add_stack(IcicleNode* node, const std::vector<std::string>& frames, uint64_
       it = node->children.end() - 1;
     }
     node = &*it;
-    node->bytes += bytes;
-    node->calls += calls;
+    add_saturating(node->bytes, bytes);
+    add_saturating(node->calls, calls);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "exporter.h"
+#include "saturating.h"
 
 namespace account {
 
@@ -57,11 +58,11 @@ class FoldedExporter : public Exporter {
         std::string stack = root;
         for (auto ip = g.frames.rbegin(); ip != g.frames.rend(); ++ip)
           stack += ";" + frame_label(p, *ip, input.symbols);
-        bytes_of_stack[stack] += g.bytes;
+        add_saturating(bytes_of_stack[stack], g.bytes);
       }
       // Allocations the record kept no stack for still count in the totals.
       if (p.other && p.other->bytes > 0)
-        bytes_of_stack[root + ";[stacks not kept in the record]"] += p.other->bytes;
+        add_saturating(bytes_of_stack[root + ";[stacks not kept in the record]"], p.other->bytes);
     }
     std::string out;
     for (const auto& [stack, bytes] : bytes_of_stack) out += fmt::format("{} {}\n", stack, bytes);

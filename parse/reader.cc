@@ -115,6 +115,11 @@ void read_records_with_lines(LineReader& reader, bool strict,
       on_record(std::move(*record), line);
       continue;
     }
+    if (uint64_t schema = parser.newer_schema()) {
+      reader.fail(fmt::format("{} holds schema {} records; this account reads schema {}",
+                              reader.name(), schema, kSchemaRead));
+      return;
+    }
     ++summary->bad_lines;
     if (!complete) reason = fmt::format("truncated last line (no newline): {}", reason);
     on_bad(BadLine{reader.name(), reader.line_number(), reason});

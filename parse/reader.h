@@ -34,6 +34,11 @@ class LineReader {
   const std::string& name() const { return name_; }
   /// Non-empty when reading failed part way (e.g. the path is a directory).
   const std::string& error() const { return error_; }
+  /// Ends reading with `error` (a file that cannot be read as a whole).
+  void fail(std::string error) {
+    error_ = std::move(error);
+    eof_ = true;
+  }
 
  private:
   LineReader(std::FILE* f, bool owned, std::string name);
@@ -68,7 +73,8 @@ struct ReadSummary {
 
 /// Reads every line of `reader`: each valid record goes to `on_record`, each bad
 /// one to `on_bad`. Empty lines are skipped silently. With `strict`, stops at the
-/// first bad line.
+/// first bad line. A record of a newer schema ends the reading of the file with
+/// reader.error() "FILE holds schema N records; this account reads schema 1".
 void read_records(LineReader& reader, bool strict, const std::function<void(Record&&)>& on_record,
                   const std::function<void(const BadLine&)>& on_bad, ReadSummary* summary);
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <boost/json.hpp>
+#include <cmath>
 
 #include "../libaccount/record_keys.h"
 
@@ -53,13 +54,16 @@ class Fields {
     number(key, v);
     out = v;
   }
+  // Every number a record holds is a count, a size or seconds: never negative,
+  // never infinite (1e999 parses as infinity).
   void number(const char* key, double& out, bool required = true) {
     const json::value* v = find(key, required);
     if (!v) return;
-    if (v->is_number())
-      out = v->to_number<double>();
+    double d = v->is_number() ? v->to_number<double>() : -1;
+    if (std::isfinite(d) && d >= 0)
+      out = d;
     else
-      wrong(key, "a number");
+      wrong(key, "a non-negative finite number");
   }
   void string(const char* key, std::string& out, bool required = true) {
     const json::value* v = find(key, required);
@@ -91,7 +95,9 @@ class Fields {
       const json::array* a = c->if_array();
       if (!a) return false;
       for (const json::value& x : *a) {
-        if (!x.is_number()) return false;
+        if (!x.is_number() || !(x.to_number<double>() >= 0) ||
+            !std::isfinite(x.to_number<double>()))
+          return false;
         using T = typename std::decay_t<decltype(values)>::value_type;
         values.push_back(x.is_double()  ? T(x.as_double())
                          : x.is_int64() ? T(x.as_int64())
@@ -102,7 +108,8 @@ class Fields {
     auto fits = [&](const auto& c) { return c.empty() || c.size() == t.t_ms.size(); };
     if (!column("t_ms", t.t_ms) || !column("size", t.size_bytes) || !column("rss", t.rss_bytes) ||
         !fits(t.size_bytes) || !fits(t.rss_bytes))
-      return wrong(key, "an object of number columns of equal length (t_ms, size, rss)");
+      return wrong(key,
+                   "an object of non-negative number columns of equal length (t_ms, size, rss)");
     out = std::move(t);
   }
   void strings(const char* key, std::vector<std::string>& out, bool required = true) {
@@ -134,7 +141,8 @@ class Fields {
 
 namespace {
 
-std::optional<Record> record_from_value(const json::value& value, std::string* reason) {
+std::optional<Record> record_from_value(const json::value& value, std::string* reason,
+                                        uint64_t* newer_schema) {
   if (!value.is_object()) {
     *reason = "not a JSON object";
     return std::nullopt;
@@ -143,7 +151,8 @@ std::optional<Record> record_from_value(const json::value& value, std::string* r
   Fields f(o);
   uint64_t schema = 0;
   f.u64(keys::kSchema, schema);
-  if (f.ok() && schema != 1) {
+  if (f.ok() && schema != kSchemaRead) {
+    if (schema > kSchemaRead) *newer_schema = schema;
     *reason = fmt::format("unknown schema {}", schema);
     return std::nullopt;
   }
@@ -237,7 +246,8 @@ std::optional<Record> parse_record(std::string_view line, std::string* reason) {
     *reason = fmt::format("not JSON ({})", ec.message());
     return std::nullopt;
   }
-  return record_from_value(value, reason);
+  uint64_t newer_schema = 0;
+  return record_from_value(value, reason, &newer_schema);
 }
 
 struct RecordParser::Impl {
@@ -264,7 +274,8 @@ std::optional<Record> RecordParser::parse(std::string_view line, std::string* re
     return std::nullopt;
   }
   json::value value = impl_->parser.release();
-  return record_from_value(value, reason);
+  newer_schema_ = 0;
+  return record_from_value(value, reason, &newer_schema_);
 }
 
 }  // namespace account

@@ -91,6 +91,9 @@ struct TreeRecord {
 
 using Record = std::variant<ProcessRecord, TreeRecord>;
 
+/// The record schema this account reads.
+constexpr uint64_t kSchemaRead = 1;
+
 /// Parses one line. On failure returns nullopt and puts a one-phrase reason
 /// (e.g. "missing key \"pid\"", "not JSON: ...") in *reason.
 std::optional<Record> parse_record(std::string_view line, std::string* reason);
@@ -105,10 +108,14 @@ class RecordParser {
   RecordParser& operator=(const RecordParser&) = delete;
 
   std::optional<Record> parse(std::string_view line, std::string* reason);
+  /// After a failed parse: the record's schema when it is newer than
+  /// kSchemaRead (written by a later account), else 0.
+  uint64_t newer_schema() const { return newer_schema_; }
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  uint64_t newer_schema_ = 0;
 };
 
 }  // namespace account

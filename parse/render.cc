@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "html_report.h"
+#include "text_escape.h"
 
 namespace account {
 
@@ -34,7 +35,7 @@ std::string cell_text(const Cell& cell, const Column& column) {
     case Cell::Kind::kEmpty:
       return {};
     case Cell::Kind::kText:
-      return cell.text;
+      return escape_control(cell.text);  // a row stays one line
     case Cell::Kind::kNumber:
       return fmt::format("{:.{}f}", cell.number, column.decimals);
     case Cell::Kind::kInteger:
@@ -97,7 +98,7 @@ void put(std::string& line, size_t at, const std::string& text) {
 // The footnotes after a blank line, as the text table and Markdown end.
 std::string notes_text(const Table& t) {
   std::string out;
-  for (const std::string& n : t.notes) out += n + '\n';
+  for (const std::string& n : t.notes) out += escape_control(n) + '\n';
   return out.empty() ? out : '\n' + out;
 }
 
@@ -190,7 +191,12 @@ class TextTableRenderer : public Renderer {
   }
 };
 
-std::string csv_field(const std::string& s) {
+// A text cell a spreadsheet would take for a formula (=, +, -, @, tab, CR
+// first) gets a leading ', as OWASP's advice on CSV injection says.
+std::string csv_field(const std::string& text) {
+  bool formula =
+      !text.empty() && std::string_view("=+-@\t\r").find(text.front()) != std::string_view::npos;
+  std::string s = formula ? "'" + text : text;
   if (s.find_first_of(",\"\n\r") == std::string::npos &&
       (s.empty() || (s.front() != ' ' && s.back() != ' ')))
     return s;
@@ -215,7 +221,8 @@ std::string machine_value(const Cell& cell, std::string (*quote)(const std::stri
       return quote(cell.text);
     case Cell::Kind::kNumber:
     case Cell::Kind::kPercent:
-      return raw_number(cell.number);
+      // JSON has no infinity or NaN: such a figure is not known.
+      return std::isfinite(cell.number) ? raw_number(cell.number) : missing;
     case Cell::Kind::kInteger:
       return fmt::format("{}", cell.integer);
     default:
@@ -267,11 +274,20 @@ class JsonRenderer : public Renderer {
   }
 };
 
+// Pipes would end the cell, and Markdown passes HTML through: both escaped.
 std::string markdown_cell(std::string s) {
   std::string out;
   for (char c : s) {
-    if (c == '|') out += '\\';
-    out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else
+      out += c;
   }
   return out;
 }

@@ -62,9 +62,17 @@ TEST(Record, TimelineColumns) {
   EXPECT_EQ(t->rss_bytes, (std::vector<uint64_t>{1024, 2048, 1536}));
   EXPECT_FALSE(std::get<ProcessRecord>(*parse_record(kProcess, &reason)).timeline.has_value());
   EXPECT_EQ(reason_of(with(line, "[1024,2048,1536]", "[1024,2048]")),
-            "\"timeline\" is not an object of number columns of equal length (t_ms, size, rss)");
+            "\"timeline\" is not an object of non-negative number columns of equal length (t_ms, "
+            "size, rss)");
   EXPECT_EQ(reason_of(with(line, "[1024,2048,1536]", "[1024,\"x\",1536]")),
-            "\"timeline\" is not an object of number columns of equal length (t_ms, size, rss)");
+            "\"timeline\" is not an object of non-negative number columns of equal length (t_ms, "
+            "size, rss)");
+  EXPECT_EQ(reason_of(with(line, "[1024,2048,1536]", "[1024,-2048,1536]")),
+            "\"timeline\" is not an object of non-negative number columns of equal length (t_ms, "
+            "size, rss)");
+  EXPECT_EQ(reason_of(with(line, "[0,5.5,10]", "[0,1e999,10]")),
+            "\"timeline\" is not an object of non-negative number columns of equal length (t_ms, "
+            "size, rss)");
 }
 
 TEST(Record, UnknownKeysAreIgnored) {
@@ -182,6 +190,23 @@ TEST(Record, Reasons) {
   EXPECT_EQ(reason_of(with(kProcess, "\"kind\":\"process\"", "\"kind\":\"thread\"")),
             "unknown kind \"thread\"");
   EXPECT_EQ(reason_of(with(kProcess, "}", "} x")), "not JSON (extra data)");
+}
+
+// Issue 33 point 7: seconds are never negative and never infinite (1e999 parses
+// as infinity), as byte counts are never negative.
+TEST(Record, NegativeOrNonFiniteSecondsAreBadLines) {
+  EXPECT_EQ(reason_of(with(kProcess, "\"cpu_user_s\":0.5", "\"cpu_user_s\":-1")),
+            "\"cpu_user_s\" is not a non-negative finite number");
+  EXPECT_EQ(reason_of(with(kProcess, "\"cpu_sys_s\":0.25", "\"cpu_sys_s\":1e999")),
+            "\"cpu_sys_s\" is not a non-negative finite number");
+  EXPECT_EQ(reason_of(with(kProcess, "\"cpu_sys_s\":0.25", "\"cpu_sys_s\":-1e999")),
+            "\"cpu_sys_s\" is not a non-negative finite number");
+  EXPECT_EQ(reason_of(with(kProcess, "\"cpu_user_s\":0.5", "\"cpu_user_s\":\"0.5\"")),
+            "\"cpu_user_s\" is not a non-negative finite number");
+  std::string reason;
+  auto zero = parse_record(with(kProcess, "\"cpu_user_s\":0.5", "\"cpu_user_s\":0"), &reason);
+  ASSERT_TRUE(zero) << reason;
+  EXPECT_EQ(std::get<ProcessRecord>(*zero).cpu_user_s, 0.0);
 }
 
 }  // namespace

@@ -245,7 +245,7 @@ TEST(Report, BadLinesAreNamedSkippedAndCounted) {
                        f + ":3: not a JSON object",
                        f + ":4: \"pid\" is not an integer",
                        f + ":5: missing key \"exe\"",
-                       f + ":6: unknown schema 2",
+                       f + ":6: unknown schema 0",
                        f + ":7: \"end\" is \"vanished\", not exit, exec, signal, killed or running",
                        f + ":10: truncated last line (no newline): not JSON (incomplete JSON)",
                        "account: skipped 7 bad lines; 2 records read",
@@ -309,6 +309,84 @@ TEST(Report, ADirectoryIsUnreadable) {
   Outcome r = testing::report(o);
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, (std::vector<std::string>{"account: /: cannot read: Is a directory"}));
+}
+
+// Issue 33 point 7: records of a newer schema are one line for the file, not
+// one a record, and exit status 1 (nothing of the file is read as this schema).
+TEST(Report, ANewerSchemaIsOneLineAndStatusOne) {
+  std::string ops = testing::read_file(data_path("ops.jsonl"));
+  std::string newer = std::regex_replace(ops, std::regex("\"schema\":1"), "\"schema\":2");
+  ASSERT_NE(newer, ops);
+  testing::TempFile file(newer);
+  ReportOptions o;
+  o.files = {file.path()};
+  Outcome out = testing::report(o);
+  EXPECT_EQ(out.status, 1);
+  EXPECT_EQ(out.err,
+            std::vector<std::string>{"account: " + file.path() +
+                                     " holds schema 2 records; this account reads schema 1"});
+  EXPECT_EQ(out.out, "");
+}
+
+// Issue 33 point 7: sums stop at the largest count instead of wrapping round.
+TEST(Report, ByteSumsSaturate) {
+  std::string big = std::to_string(UINT64_MAX - 10);
+  std::string line = testing::read_file(data_path("ops.jsonl"));
+  line = line.substr(0, line.find('\n'));
+  line = std::regex_replace(line, std::regex("\"malloc_bytes\":[0-9]+"), "\"malloc_bytes\":" + big);
+  testing::TempFile file(line + "\n" + line + "\n");
+  ReportOptions o;
+  o.files = {file.path()};
+  o.format = Format::kJson;
+  Outcome out = testing::report(o);
+  EXPECT_EQ(out.status, 0);
+  // Two processes of one run: 2 * (2^64 - 11) saturates at 2^64 - 1 bytes.
+  EXPECT_NE(out.out.find(fmt::format("\"malloc_mib\": {}", double(UINT64_MAX) / 1048576.0)),
+            std::string::npos)
+      << out.out;
+}
+
+// Issue 33 point 7: text and Markdown rows stay one line whatever argv holds;
+// CSV cells a spreadsheet would run as formulas start with '; Markdown escapes
+// HTML and pipes.
+TEST(Report, TextFromRecordsIsEscapedForEachFormat) {
+  std::string line = testing::read_file(data_path("ops.jsonl"));
+  line = line.substr(0, line.find('\n'));
+  auto labelled = [&](const std::string& test, const std::string& op) {
+    std::string l = std::regex_replace(line, std::regex("\"test\":\"[^\"]*\""), "\"test\":" + test);
+    return std::regex_replace(l, std::regex("\"op\":\"[^\"]*\""), "\"op\":" + op);
+  };
+  testing::TempFile file(labelled(R"("a\nb\tc")", R"("\u001b[31mred\r")") + "\n" +
+                         labelled(R"x("=HYPERLINK(1)")x", R"x("<b>x|y</b>")x") + "\n" +
+                         labelled(R"x("-1+1")x", R"x("@SUM(A1)")x") + "\n");
+  ReportOptions o;
+  o.files = {file.path()};
+  Outcome table = testing::report(o);
+  EXPECT_EQ(table.status, 0);
+  EXPECT_NE(table.out.find("a\\nb\\tc"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("\\x1b[31mred\\r"), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find('\x1b'), std::string::npos);
+  EXPECT_EQ(table.out.find('\r'), std::string::npos);
+  EXPECT_EQ(table.out.find('\t'), std::string::npos);
+  // Three header lines, three rows, two blank lines between the tests.
+  EXPECT_EQ(std::count(table.out.begin(), table.out.end(), '\n'), 8) << table.out;
+
+  o.format = Format::kCsv;
+  Outcome csv = testing::report(o);
+  EXPECT_NE(csv.out.find("\n'=HYPERLINK(1),<b>x|y</b>,"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find("\n'-1+1,'@SUM(A1),"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find("\n\"a\nb\tc\",\"\x1b[31mred\r\","), std::string::npos) << csv.out;
+
+  o.format = Format::kMarkdown;
+  Outcome md = testing::report(o);
+  EXPECT_NE(md.out.find("| =HYPERLINK(1) | &lt;b&gt;x\\|y&lt;/b&gt; |"), std::string::npos)
+      << md.out;
+  EXPECT_NE(md.out.find("| a\\nb\\tc | \\x1b[31mred\\r |"), std::string::npos) << md.out;
+  EXPECT_EQ(md.out.find('<'), std::string::npos);
+
+  o.format = Format::kJson;
+  Outcome json = testing::report(o);
+  EXPECT_NE(json.out.find(R"("test": "a\nb\tc")"), std::string::npos) << json.out;
 }
 
 }  // namespace
