@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace account {
@@ -25,10 +26,30 @@ MetricChange metric_change(const std::vector<RunFigures>& a, const std::vector<R
   std::vector<double> va, vb;
   for (const RunFigures& r : a) va.push_back(metric_of(r, m));
   for (const RunFigures& r : b) vb.push_back(metric_of(r, m));
+  auto positive = [](const std::vector<double>& v) {
+    return std::all_of(v.begin(), v.end(), [](double x) { return x > 0; });
+  };
+  c.log_scale = positive(va) && positive(vb);
+  if (c.log_scale) {
+    // A ratio's interval: on the log scale a change is a shift, and the
+    // interval turned back cannot reach -100 %.
+    auto logs = [](std::vector<double> v) {
+      for (double& x : v) x = std::log(x);
+      return v;
+    };
+    c.estimate = estimate_change(logs(va), logs(vb), kCompareConfidence);
+    if (c.estimate.verdict != Verdict::kTooFewRuns) {
+      c.low_pct = std::expm1(c.estimate.low) * 100;
+      c.high_pct = std::expm1(c.estimate.high) * 100;
+    }
+    return c;
+  }
+  // A 0 among the runs: the shift of the figures themselves. A figure is never
+  // below 0, so no shift takes B's median below -100 % of A's.
   c.estimate = estimate_change(va, vb, kCompareConfidence);
   if (c.estimate.verdict != Verdict::kTooFewRuns && c.base != 0) {
-    c.low_pct = percent_of(c.estimate.low, c.base);
-    c.high_pct = percent_of(c.estimate.high, c.base);
+    c.low_pct = std::max(-100.0, *percent_of(c.estimate.low, c.base));
+    c.high_pct = std::max(-100.0, *percent_of(c.estimate.high, c.base));
   }
   return c;
 }

@@ -1,8 +1,10 @@
 /// What `account compare` says about one figure of one operation between two
 /// builds: the change of the medians in percent (the figure the table prints)
-/// and noise.h's estimate of the shift with its confidence interval, in
-/// percent of the first build's median. The table, the gate (--fail-on) and
-/// every output format read this one computation.
+/// and noise.h's estimate of the change with its confidence interval, in
+/// percent. Both are on a scale where nothing shrinks by more than 100 %: the
+/// ratio of the medians, and the interval of the log ratio turned back into
+/// percent. The table, the gate (--fail-on) and every output format read
+/// this one computation.
 #pragma once
 
 #include <optional>
@@ -25,9 +27,13 @@ struct MetricChange {
   /// (value - base) / base in percent; nullopt where base is 0 and value is not
   /// (0 where both are 0).
   std::optional<double> change_pct;
+  /// On the logarithms of the figures where every run's is above 0 (shift,
+  /// low, high: log ratios), else on the figures themselves.
   ChangeEstimate estimate;
-  /// The estimate's interval in percent of base (nullopt where base is 0 or
-  /// there is no verdict).
+  bool log_scale = false;
+  /// The estimate's interval in percent: exp(bound) - 1 on the log scale; on
+  /// the figures' own scale in percent of base, and never below -100 %, as no
+  /// figure goes below 0 (nullopt where base is 0 or there is no verdict).
   std::optional<double> low_pct, high_pct;
 };
 

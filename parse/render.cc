@@ -20,12 +20,14 @@ std::optional<Format> parse_format(std::string_view name) {
   return std::nullopt;
 }
 
+int nonzero_decimals(double v, int decimals) {
+  if (v == 0 || !std::isfinite(v)) return decimals;
+  return std::max(decimals, std::min(17, int(-std::floor(std::log10(std::abs(v))))));
+}
+
 std::string percent_text(double pct, bool significant) {
-  std::string s = fmt::format("{:+.1f}%", pct);
-  if (s != "+0.0%" && s != "-0.0%") return s;
-  if (!significant || pct == 0 || !std::isfinite(pct)) return "0.0%";
-  int decimals = std::min(17, int(-std::floor(std::log10(std::abs(pct)))));
-  return fmt::format("{:+.{}f}%", pct, decimals);
+  std::string s = fmt::format("{:+.{}f}%", pct, significant ? nonzero_decimals(pct, 1) : 1);
+  return s == "+0.0%" || s == "-0.0%" ? "0.0%" : s;
 }
 
 namespace {

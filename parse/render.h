@@ -36,5 +36,8 @@ std::string display_text(const Cell& cell, const Column& column);
 /// not 0 gets the decimals it needs to show one non-zero digit: "-0.02%",
 /// "+0.00001%", never "0.0%".
 std::string percent_text(double pct, bool significant = false);
+/// `decimals`, or more where `v` is not 0 but would print as 0 with them: as
+/// many as one non-zero digit needs (the rule percent_text follows).
+int nonzero_decimals(double v, int decimals);
 
 }  // namespace account

@@ -368,12 +368,16 @@ Table percentile_table(const std::vector<Operation>& ops, Metric metric, bool in
 
 namespace {
 
-// "+2.1..+9.4": an interval in percent, as short as its size allows.
+// "+2.1..+9.4": an interval in percent, as short as its size allows; the
+// bounds of a change beyond noise with the digits they need not to read 0.
 std::string interval_text(const MetricChange& c) {
   if (c.estimate.method == "exact") return "exact";
   if (!c.low_pct || !c.high_pct) return "N/A";
-  auto bound = [](double v) {
-    std::string s = std::abs(v) < 10 ? fmt::format("{:+.1f}", v) : fmt::format("{:+.0f}", v);
+  bool flagged = c.estimate.verdict == Verdict::kWorse || c.estimate.verdict == Verdict::kBetter;
+  auto bound = [&](double v) {
+    int decimals = std::abs(v) < 10 ? 1 : 0;
+    if (flagged) decimals = nonzero_decimals(v, decimals);
+    std::string s = fmt::format("{:+.{}f}", v, decimals);
     return s == "-0.0" || s == "+0.0" ? std::string("0.0") : s;
   };
   return bound(*c.low_pct) + ".." + bound(*c.high_pct);
@@ -646,7 +650,8 @@ Table compare_table(const std::vector<std::string>& names,
   if (any_verdict)
     t.notes.push_back(fmt::format(
         "Change: of the medians; * beyond noise (the {:.0f}% interval below it excludes no "
-        "change), ~ within noise. Interval: Hodges-Lehmann, from the Mann-Whitney test; "
+        "change), ~ within noise. Interval: Hodges-Lehmann of the ratio (on the log scale), from "
+        "the Mann-Whitney test; "
         "\"exact\" where no run of either build varies.",
         kCompareConfidence * 100));
   else if (any_change)

@@ -3,6 +3,8 @@
 // +20 %, malloc +1 byte in every run), 6 runs of clone and 1 of status each.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "compare_change.h"
 #include "golden.h"
 #include "reader.h"
@@ -77,7 +79,12 @@ TEST(CompareNoise, AAFlagsNothingABFlagsCpuAndTheOneByte) {
   MetricChange malloc = metric_change(clone_runs(0), clone_runs(2), Metric::kMalloc);
   EXPECT_EQ(malloc.estimate.method, "exact");
   EXPECT_EQ(malloc.estimate.verdict, Verdict::kWorse);
-  EXPECT_DOUBLE_EQ(malloc.estimate.shift, 1.0 / (1024 * 1024));  // one byte, in MiB
+  // One byte more of 8 MiB: the log ratio, and an interval that is the change itself.
+  EXPECT_TRUE(malloc.log_scale);
+  EXPECT_NEAR(malloc.estimate.shift, std::log1p(1.0 / (8 * 1024 * 1024)),
+              1e-15);  // a difference of two logs near 16
+  EXPECT_NEAR(*malloc.low_pct, 100.0 / (8 * 1024 * 1024), 1e-15);
+  EXPECT_DOUBLE_EQ(*malloc.low_pct, *malloc.high_pct);
   MetricChange copied = metric_change(clone_runs(0), clone_runs(2), Metric::kCopied);
   EXPECT_EQ(copied.estimate.verdict, Verdict::kSame);
 }
