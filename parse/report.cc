@@ -813,9 +813,11 @@ int run_compare(const CompareOptions& options, std::string* out, const MessageSi
     std::vector<GatedFigure> figures;
     for (size_t i = 0; i < ops.size(); ++i) {
       if (!ops[i].empty()) continue;
+      std::string file = options.files[i] == "-" ? "<stdin>" : options.files[i];
+      std::string what = names[i] == file ? file : names[i] + " (" + file + ")";
       for (const Gate& g : options.fail_on)
         figures.push_back(GatedFigure{
-            g, names[i], "", i, std::nullopt,
+            g, what, "", i, std::nullopt,
             !missing.empty() && missing[i] ? "no such file" : "no runs in it",
             "check the account run that writes it (a failed run leaves it empty or missing)"});
     }
@@ -829,8 +831,9 @@ int run_compare(const CompareOptions& options, std::string* out, const MessageSi
     if (v.not_judged > 0 || v.judged == 0)
       err(fmt::format("account: compare: --fail-on: {} of {} gated figures not judged: {}",
                       v.not_judged, v.judged + v.not_judged,
-                      options.allow_unjudged ? "passed (--allow-unjudged)"
-                                             : "exit status 5 (--allow-unjudged passes them)"));
+                      !v.failures.empty()      ? "exit status 3, which wins over 5"
+                      : options.allow_unjudged ? "passed (--allow-unjudged)"
+                                               : "exit status 5 (--allow-unjudged passes them)"));
     gate = !v.failures.empty()                                              ? GateStatus::kFailed
            : (v.not_judged > 0 || v.judged == 0) && !options.allow_unjudged ? GateStatus::kNotJudged
                                                                             : GateStatus::kPassed;

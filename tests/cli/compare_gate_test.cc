@@ -69,8 +69,9 @@ TEST(CompareGate, EmptyInputIsNotJudged) {
   std::string empty = write_runs(dir, "empty.jsonl", {});
   ProgramResult r = compare({a, empty, "--names", "a,b", "--fail-on", "cpu=5%"});
   EXPECT_EQ(r.status, 5) << r.err;
-  EXPECT_NE(r.err.find("account: compare: --fail-on: cpu: b not judged: no runs in it: check the "
-                       "account run that writes it (a failed run leaves it empty or missing)\n"),
+  EXPECT_NE(r.err.find("account: compare: --fail-on: cpu: b (" + empty +
+                       ") not judged: no runs in it: check the account run that writes it (a "
+                       "failed run leaves it empty or missing)\n"),
             std::string::npos)
       << r.err;
   // The empty file is one line, not one per operation it lacks.
@@ -131,6 +132,9 @@ TEST(CompareGate, RegressionWinsOverNotJudged) {
   EXPECT_EQ(r.err.rfind("account: compare: regression: t/clone: b vs a: cpu +50.0%", 0), 0u)
       << r.err;
   EXPECT_NE(r.err.find("cpu: t/push not judged: 1 and 1 runs"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1 of 2 gated figures not judged: exit status 3, which wins over 5"),
+            std::string::npos)
+      << r.err;
   // --allow-unjudged does not pass a regression.
   EXPECT_EQ(compare({a, b, "--fail-on", "cpu=5%", "--allow-unjudged"}).status, 3);
 }
