@@ -9,11 +9,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 ACCOUNT=${1:?usage: gate_error_rates_test.sh ACCOUNT PERF_TESTS_DIR}
 PERF=${2:?usage: gate_error_rates_test.sh ACCOUNT PERF_TESTS_DIR}
 out=$("$PERF/gate-error-rates.sh" --account "$ACCOUNT" --trials 4 --ops 3 --runs 6 --change 200)
-printf '%s\n' "$out"
 grep -q '^gate --fail-on cpu=5%,wall=5%: 3 operations, 6 runs a side, 10% noise, 4 trials' <<<"$out" ||
-  fail "no header line"
-grep -q '^A/A false alarms: *[0-4] of 4 = ' <<<"$out" || fail "no A/A line"
-grep -q '^A/B +200% CPU caught: *4 of 4 = 100.0 %' <<<"$out" || fail "a +200 % change not caught"
+  fail "no header line: $out"
+grep -q '^A/A false alarms: *[0-4] of 4 = ' <<<"$out" || fail "no A/A line: $out"
+grep -q '^A/B +200% CPU caught: *4 of 4 = 100.0 %' <<<"$out" || fail "a +200 % change not caught: $out"
 status=0
 "$PERF/gate-error-rates.sh" --account "$ACCOUNT" --bogus 2>/dev/null || status=$?
 [ "$status" = 1 ] || fail "an unknown option exited $status, not 1"
