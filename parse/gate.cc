@@ -61,8 +61,43 @@ bool over_limit(const MetricChange& c, const Gate& g) {
 
 }  // namespace
 
-GateVerdict judge_gates(const std::vector<GatedFigure>& figures, bool name_pairs) {
+namespace {
+
+// C(a + b, a): the arrangements of a runs of A and b of B; 1 over it is the
+// smallest one-sided Mann–Whitney p-value they can give.
+double arrangements(size_t a, size_t b) {
+  double c = 1;
+  for (size_t k = 1; k <= a; ++k) c = c * double(b + k) / double(k);
+  return c;
+}
+
+}  // namespace
+
+size_t runs_needed(size_t figures) {
+  size_t n = estimate_change({}, {}, kCompareConfidence).min_runs_per_side;
+  while (arrangements(n, n) * kGateFamilyError < double(std::max<size_t>(figures, 1))) ++n;
+  return n;
+}
+
+GateVerdict judge_gates(const std::vector<GatedFigure>& input, bool name_pairs) {
   GateVerdict v;
+  // The family: every figure with runs on both sides. A figure whose runs
+  // cannot reach its level is not judged, and says how many runs it needs.
+  size_t family = size_t(std::count_if(input.begin(), input.end(), [](const GatedFigure& f) {
+    return f.runs_a > 0 && f.runs_b > 0;
+  }));
+  size_t need = runs_needed(family);
+  std::vector<GatedFigure> figures = input;
+  for (GatedFigure& f : figures) {
+    if (f.runs_a == 0 || f.runs_b == 0) continue;
+    bool exact = f.change && f.change->estimate.method == "exact";
+    bool reachable = arrangements(f.runs_a, f.runs_b) * kGateFamilyError >= double(family);
+    if (f.change && (exact || reachable)) continue;
+    f.change.reset();
+    f.why = fmt::format("{} and {} runs, {} a side needed", f.runs_a, f.runs_b, need);
+    if (need > runs_needed(1)) f.why += fmt::format(" across {} gated figures", family);
+    f.fix = fmt::format("--repeat {}", need);
+  }
   std::vector<const GatedFigure*> judged;
   std::vector<double> p;
   for (const GatedFigure& f : figures) {

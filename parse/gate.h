@@ -33,9 +33,19 @@ struct GatedFigure {
   std::string what;  ///< "test/op", or an input's name when the whole input is unjudged
   std::string pair;  ///< "b vs a"
   size_t later = 0;  ///< the later input's index (the first input is 0)
-  std::optional<MetricChange> change;  ///< set: judged
-  std::string why, fix;                ///< not judged: why, and what to do about it
+  /// Counted runs of each side; 0 where a side has none (then why and fix say so).
+  size_t runs_a = 0, runs_b = 0;
+  /// The change, where there are runs enough for a 95 % verdict on this figure.
+  std::optional<MetricChange> change;
+  std::string why, fix;  ///< not judged for another reason than runs: why, and what to do
 };
+
+/// Runs a side that let Mann–Whitney find a change significant across
+/// `figures` gated figures at family-wise level kGateFamilyError: the least n
+/// with 1 / C(2n, n) (the smallest one-sided p-value of n runs against n) at
+/// most kGateFamilyError / figures, and never fewer than a 95 % interval
+/// needs (4): 4 for up to 3 figures, 5 up to 12, 6 up to 46, 7 up to 171.
+size_t runs_needed(size_t figures);
 
 /// The chance of a false alarm in a whole comparison (every judged figure
 /// together): one minus the confidence of the intervals compare prints.
@@ -50,7 +60,10 @@ struct GateVerdict {
   size_t judged = 0, not_judged = 0;  ///< figures
 };
 
-/// Judges `figures`. A judged figure fails when its change is flagged worse
+/// Judges `figures`. A figure with runs on both sides is judged when its runs
+/// could show a change significant across all such figures (runs_needed; an
+/// "exact" change, in every run, always can); otherwise it is not judged, with
+/// the runs it needs. A judged figure fails when its change is flagged worse
 /// (the table's *), over its threshold, and its one-sided Mann–Whitney p-value
 /// stays at most kGateFamilyError after Holm's adjustment over every judged
 /// figure. `name_pairs`: name the pair ("c vs a") in the unjudged lines (more

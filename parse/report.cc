@@ -543,8 +543,8 @@ Table compare_table(const std::vector<std::string>& names,
         if (!findings) return;
         for (const Gate& g : gates)
           findings->gated.push_back(GatedFigure{g, operation_name(test, op),
-                                                fmt::format("{} vs {}", names[i], names[0]), i,
-                                                std::nullopt, why, fix});
+                                                fmt::format("{} vs {}", names[i], names[0]), i, 0,
+                                                0, std::nullopt, why, fix});
       };
       for (size_t i = 1; i < slots.size(); ++i)
         if (!slots[0] != !slots[i])
@@ -632,15 +632,11 @@ Table compare_table(const std::vector<std::string>& names,
           MetricChange c = in_table != changes.end()
                                ? *in_table
                                : metric_change(counted[0], counted[i], g.metric);
-          GatedFigure f{g, operation_name(test, op), pair, i, std::nullopt, {}, {}};
-          if (c.estimate.verdict == Verdict::kTooFewRuns) {
-            size_t need = c.estimate.min_runs_per_side;
-            f.why = fmt::format("{} and {} runs, {} a side needed", counted[0].size(),
-                                counted[i].size(), need);
-            f.fix = fmt::format("--repeat {}", need);
-          } else {
-            f.change = c;
-          }
+          // Too few runs (judge_gates says how many are needed): no change.
+          GatedFigure f{g, operation_name(test, op), pair, i, 0, 0, std::nullopt, {}, {}};
+          f.runs_a = counted[0].size();
+          f.runs_b = counted[i].size();
+          if (c.estimate.verdict != Verdict::kTooFewRuns) f.change = c;
           findings->gated.push_back(std::move(f));
         }
       }
@@ -817,7 +813,7 @@ int run_compare(const CompareOptions& options, std::string* out, const MessageSi
       std::string what = names[i] == file ? file : names[i] + " (" + file + ")";
       for (const Gate& g : options.fail_on)
         figures.push_back(GatedFigure{
-            g, what, "", i, std::nullopt,
+            g, what, "", i, 0, 0, std::nullopt,
             !missing.empty() && missing[i] ? "no such file" : "no runs in it",
             "check the account run that writes it (a failed run leaves it empty or missing)"});
     }

@@ -2,14 +2,14 @@
 # noise-check.sh: does account compare tell noise from change on this machine?
 # A benchmark, not a test (docs/report.md, "Noise, verdicts and the gate").
 #  1. A/A: the same git as two builds, perf-test quick in N interleaved rounds
-#     (default 5). Expect no significant CPU change ("~" everywhere but exact
+#     (default 6: the gate judges 20 figures, which need 6 runs a side). Expect no significant CPU change ("~" everywhere but exact
 #     figures that really differ) and a passing gate.
 #  2. A/B: core.compression=0 against core.compression=9 in as many rounds.
 #     Expect significant CPU and size changes where compression matters.
 # usage: noise-check.sh [--rounds N] [--only TESTS] [--account PATH] [--git PATH]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-rounds=5 only=zero_small,random_medium account_opt=() git=git
+rounds=6 only=zero_small,random_medium account_opt=() git=git
 while [ $# -gt 0 ]; do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;

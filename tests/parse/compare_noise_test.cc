@@ -119,7 +119,7 @@ TEST(CompareGate, RegressionBeyondItsLimitExitsThree) {
   ASSERT_EQ(ungated.size(), 3u);
   EXPECT_EQ(ungated[0],
             "account: compare: --fail-on: cpu, resident, malloc: status/status (same vs base) not "
-            "judged: 1 and 1 runs, 4 a side needed: --repeat 4");
+            "judged: 1 and 1 runs, 5 a side needed across 12 gated figures: --repeat 5");
   EXPECT_EQ(ungated[2],
             "account: compare: --fail-on: 6 of 12 gated figures not judged: exit status 3, which "
             "wins over 5");

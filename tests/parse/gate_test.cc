@@ -51,6 +51,8 @@ GatedFigure judged(const std::string& what, const std::vector<double>& a,
   f.what = what;
   f.pair = "b vs a";
   f.later = 1;
+  f.runs_a = a.size();
+  f.runs_b = b.size();
   f.change = metric_change(cpu_runs(a), cpu_runs(b), Metric::kCpu);
   return f;
 }
@@ -70,18 +72,59 @@ TEST(JudgeGates, ALoneRegressionFails) {
             "+130.0%), over the 5% limit; p=0.014 one-sided, 0.014 after Holm over 1 gated figure");
 }
 
-// Four figures: 4 x 1/70 = 0.057 is above 5 %: beyond noise alone, not across the four.
-TEST(JudgeGates, TheSameRegressionAmongFourFiguresIsWithinTheirNoise) {
-  GateVerdict v = judge_gates({judged("t/clone", kA, kDoubled), judged("t/push", kA, kSame),
-                               judged("t/pull", kA, kSame), judged("t/gc", kA, kSame)},
-                              false);
-  EXPECT_EQ(v.judged, 4u);
+// Five runs a side (1/252 = 0.004 at best) among 12 figures, whose Holm bound
+// is 0.05/12 = 0.0042 at the first step. kB5 is above every run of kA5 but one
+// (U = 24 of 25: p = 2/252 = 0.0079): beyond noise alone, not across 12. Its
+// interval: the 3rd smallest and largest of the 25 ratios, 1.5/1.4 and 1.8/1.1.
+const std::vector<double> kA5 = {1.0, 1.1, 1.2, 1.3, 1.4};
+const std::vector<double> kB5 = {1.35, 1.5, 1.6, 1.7, 1.8};
+const std::vector<double> kSame5 = {1.05, 1.15, 1.25, 1.28, 1.38};
+
+TEST(JudgeGates, ARegressionAmongManyFiguresCanBeWithinTheirNoise) {
+  std::vector<GatedFigure> figures = {judged("t/clone", kA5, kB5)};
+  for (int i = 0; i < 11; ++i) figures.push_back(judged("t/op" + std::to_string(i), kA5, kSame5));
+  GateVerdict v = judge_gates(figures, false);
+  EXPECT_EQ(v.judged, 12u);
   EXPECT_TRUE(v.failures.empty());
   ASSERT_EQ(v.within_family_noise.size(), 1u);
   EXPECT_EQ(v.within_family_noise[0],
-            "account: compare: --fail-on: t/clone: b vs a: cpu +87.0% (95% interval +53.8% to "
-            "+130.0%), over the 5% limit but within the noise of 4 gated figures; p=0.014 "
-            "one-sided, 0.057 after Holm over 4 gated figures: passed");
+            "account: compare: --fail-on: t/clone: b vs a: cpu +33.3% (95% interval +7.1% to "
+            "+63.6%), over the 5% limit but within the noise of 12 gated figures; p=0.0079 "
+            "one-sided, 0.095 after Holm over 12 gated figures: passed");
+  // Alone, the same change fails.
+  GateVerdict alone = judge_gates({judged("t/clone", kA5, kB5)}, false);
+  EXPECT_EQ(alone.failures.size(), 1u);
+}
+
+// The least n with C(2n, n) >= figures / 0.05: C(8,4) = 70, C(10,5) = 252,
+// C(12,6) = 924, C(14,7) = 3432.
+TEST(JudgeGates, RunsNeededGrowWithTheFigures) {
+  EXPECT_EQ(runs_needed(1), 4u);
+  EXPECT_EQ(runs_needed(3), 4u);
+  EXPECT_EQ(runs_needed(4), 5u);
+  EXPECT_EQ(runs_needed(12), 5u);
+  EXPECT_EQ(runs_needed(13), 6u);
+  EXPECT_EQ(runs_needed(46), 6u);
+  EXPECT_EQ(runs_needed(47), 7u);
+  EXPECT_EQ(runs_needed(90), 7u);
+  EXPECT_EQ(runs_needed(171), 7u);
+  EXPECT_EQ(runs_needed(172), 8u);
+}
+
+// 4 runs a side can be no more significant than 1/70 = 0.014: across four
+// figures (0.05/4 = 0.0125) that is not enough for a verdict, so they are not
+// judged and say how many runs would be (5: 1/252 = 0.004).
+TEST(JudgeGates, RunsThatCannotReachTheFamilyLevelAreNotJudged) {
+  std::vector<GatedFigure> four = {judged("t/clone", kA, kDoubled), judged("t/push", kA, kSame),
+                                   judged("t/pull", kA, kSame), judged("t/gc", kA, kSame)};
+  GateVerdict v = judge_gates(four, false);
+  EXPECT_EQ(v.judged, 0u);
+  EXPECT_EQ(v.not_judged, 4u);
+  EXPECT_TRUE(v.failures.empty());
+  ASSERT_EQ(v.unjudged.size(), 4u);
+  EXPECT_EQ(v.unjudged[0],
+            "account: compare: --fail-on: cpu: t/clone not judged: 4 and 4 runs, 5 a side needed "
+            "across 4 gated figures: --repeat 5");
 }
 
 TEST(JudgeGates, UnjudgedFiguresGroupTheirMetrics) {
