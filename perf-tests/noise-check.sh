@@ -2,7 +2,8 @@
 # noise-check.sh: does account compare tell noise from change on this machine?
 # A benchmark, not a test (docs/report.md, "Noise, verdicts and the gate").
 #  1. A/A: the same git as two builds, perf-test quick in N interleaved rounds
-#     (default 6: the gate judges 20 figures, which need 6 runs a side). Expect no significant CPU change ("~" everywhere but exact
+#     (default 6: the gate judges 20 figures, which need 6 runs a side).
+#     Expect no significant CPU change ("~" everywhere but exact
 #     figures that really differ) and a passing gate.
 #  2. A/B: core.compression=0 against core.compression=9 in as many rounds.
 #     Expect significant CPU and size changes where compression matters.
