@@ -81,6 +81,7 @@ bool sampling_off() {
 }
 
 Region* map_in_file(ImagePlace* place) {
+  if (secure_execution()) return nullptr;
   const char* dir = find_env(kRunDirVariable);
   if (!dir || !*dir) return nullptr;
   if (!image_path(dir, place->path, sizeof place->path)) return nullptr;

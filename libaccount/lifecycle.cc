@@ -70,6 +70,9 @@ __attribute__((constructor(101))) void start(int argc, char** argv, char**) {
   SignalsHeld held;
   current_slot();  // maps the region
   resolve_real_copy();
+  // Inert: counted calls go to an anonymous Region nobody reads, and with
+  // g_started false no record is ever written.
+  if (secure_execution()) return;
   capture_identity(argc, argv);
   load_settings();
   // Under account run (an image file) the run checked its output already.

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/auxv.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,6 +48,10 @@ const char* find_env(const char* name) {
     if (i == len && v[i] == '=') return v + len + 1;
   }
   return nullptr;
+}
+
+bool secure_execution() {
+  return getauxval(AT_SECURE) != 0;
 }
 
 void read_host_name(char* dst, size_t cap) {

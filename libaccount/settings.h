@@ -61,6 +61,11 @@ struct Identity {
 extern Settings g_settings;
 extern Identity g_identity;
 
+// A set-user-ID, set-group-ID or file-capability program (AT_SECURE): its
+// environment is its caller's, so the shim reads no ACCOUNT_* variable and
+// writes nothing (docs/security.md).
+bool secure_execution();
+
 // Reads ACCOUNT_* from the environment; a bad value gets one line on stderr and
 // its default.
 void load_settings();
