@@ -5,7 +5,7 @@
 #          (the first files of /usr/include in sorted order)
 #   log:   git log -p over this project's repository
 # Prints, per workload, each tool's bytes and calls, DHAT's per-function rows,
-# and the ratio account/DHAT (target: within 2 %). See docs/overhead.md.
+# and the ratio account/DHAT (target: within 2 %). See docs/comparison.md.
 #
 # usage: perf-tests/libc-copies-vs-dhat.sh [--build DIR] [--work DIR] [--mib N]
 #   --build DIR  a build with libaccount.so (default: build-libc, else build)
