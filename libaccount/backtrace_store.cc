@@ -362,6 +362,20 @@ void compose_backtraces(TextBuffer& out, const BacktraceStore* s, const char* ex
   out.put(']');
 }
 
+void pin_backtrace_copy(BacktraceStore* s, uint32_t capacity, uint32_t depth) {
+  s->capacity = capacity;
+  s->depth = depth;
+  auto* groups = reinterpret_cast<BacktraceGroup*>(s + 1);
+  for (uint32_t i = 0; i < capacity; ++i)
+    if (groups[i].depth > depth) groups[i].depth = depth;
+  if (s->module_count > kBacktraceMaxModules) s->module_count = kBacktraceMaxModules;
+  for (BacktraceModule& m : s->modules) {
+    if (m.path_offset != kNoPath && uint64_t(m.path_offset) + m.path_len > kBacktracePathPool)
+      m.path_offset = kNoPath, m.path_len = 0;
+    if (m.build_id_len > kBuildIdMax) m.build_id_len = 0;
+  }
+}
+
 size_t backtrace_record_capacity(const BacktraceStore* s) {
   // A frame is at most "0x" + 16 digits, quotes and a comma; a module line at
   // most its escaped path (6 bytes a byte) and 200 bytes of fields.

@@ -92,6 +92,10 @@ void backtrace_store_add(BacktraceStore* s, const uintptr_t* ips, uint32_t n, ui
 // and "backtrace_modules":[...] into a record; `exe` names the main program
 // (the image's, also when a sampler composes the record).
 void compose_backtraces(TextBuffer& out, const BacktraceStore* s, const char* exe);
+// A private copy of another process's store (its capacity and depth the ones
+// checked against its mapping) made safe to compose: every group's depth and
+// module's path and build id within their arrays.
+void pin_backtrace_copy(BacktraceStore* copy, uint32_t capacity, uint32_t depth);
 // The most compose_backtraces can write.
 size_t backtrace_record_capacity(const BacktraceStore* s);
 

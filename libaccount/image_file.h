@@ -121,10 +121,16 @@ void* map_image_part(size_t size, uint64_t* offset);
 void publish_image_info();
 
 // An image file mapped by a sampler outside the image.
+// The file is the image's to write at any time: the sizes its parts claim are
+// read once, checked against the mapping, and kept here; a reader uses these,
+// never the file's (which may have changed since).
 struct ImageFileView {
   Region* region = nullptr;
   SharedTimeline* timeline = nullptr;
   const BacktraceStore* backtraces = nullptr;
+  uint32_t timeline_capacity = 0;
+  uint32_t backtrace_capacity = 0;
+  uint32_t backtrace_depth = 0;
   void* base = nullptr;
   size_t mapped = 0;
 };

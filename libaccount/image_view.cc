@@ -153,15 +153,27 @@ bool map_image_fd(int fd, ImageFileView* view) {
     unmap_image_file(view);
     return false;
   }
+  // Each offset and size read once (the image may rewrite them at any time),
+  // checked, and kept in the view. Sizes in 64 bits: no sum wraps.
   uint64_t at = load_relaxed(&view->region->timeline_offset);
-  if (at && at + sizeof(SharedTimeline) <= view->mapped) {
+  if (at && at < view->mapped && view->mapped - at >= sizeof(SharedTimeline)) {
     auto* t = reinterpret_cast<SharedTimeline*>(static_cast<char*>(p) + at);
-    if (at + timeline_mapping_size(t->state.capacity) <= view->mapped) view->timeline = t;
+    uint32_t capacity = load_relaxed(&t->state.capacity);
+    if (capacity >= 1 && timeline_mapping_size(capacity) <= view->mapped - at) {
+      view->timeline = t;
+      view->timeline_capacity = capacity;
+    }
   }
   at = load_relaxed(&view->region->backtrace_offset);
-  if (at && at + sizeof(BacktraceStore) <= view->mapped) {
+  if (at && at < view->mapped && view->mapped - at >= sizeof(BacktraceStore)) {
     auto* b = reinterpret_cast<const BacktraceStore*>(static_cast<char*>(p) + at);
-    if (at + backtrace_mapping_size(b->capacity, b->depth) <= view->mapped) view->backtraces = b;
+    uint32_t capacity = load_relaxed(&b->capacity), depth = load_relaxed(&b->depth);
+    if (depth >= 1 && depth <= kBacktraceMaxDepth &&
+        backtrace_mapping_size(capacity, depth) <= view->mapped - at) {
+      view->backtraces = b;
+      view->backtrace_capacity = capacity;
+      view->backtrace_depth = depth;
+    }
   }
   return true;
 }

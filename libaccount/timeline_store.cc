@@ -28,6 +28,13 @@ void create_timeline(uint32_t capacity, uint32_t interval_ms) {
   if (offset && g_region) __atomic_store_n(&g_region->timeline_offset, offset, __ATOMIC_RELEASE);
 }
 
+void pin_timeline_state(TimelineState* s, uint32_t capacity) {
+  s->capacity = capacity;
+  if (s->count > capacity) s->count = capacity;
+  if (s->stride == 0) s->stride = 1;
+  if (s->pending >= s->stride) s->pending = 0;
+}
+
 void compose_timeline(TextBuffer& out, const SharedTimeline* t) {
   uint32_t n = __atomic_load_n(&t->state.count, __ATOMIC_ACQUIRE);
   out.key("timeline");

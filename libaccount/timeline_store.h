@@ -23,5 +23,8 @@ void create_timeline(uint32_t capacity, uint32_t interval_ms);
 
 // "timeline":{...} as columns: t_ms, size, rss, malloc_bytes, copied_bytes.
 void compose_timeline(TextBuffer& out, const SharedTimeline* timeline);
+// Another process's timeline state made safe to use with the capacity checked
+// against its mapping: count, stride and pending within their bounds.
+void pin_timeline_state(TimelineState* state, uint32_t capacity);
 
 }  // namespace account

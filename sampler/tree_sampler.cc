@@ -14,7 +14,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
+#include "atomics.h"
+#include "backtrace_store.h"
 #include "image_file.h"
 #include "proc_files.h"
 #include "proc_text.h"
@@ -72,14 +75,20 @@ void add_timeline_point(ImageFileView& v, const MemoryNow& now) {
   __atomic_store_n(&r->timeline_busy, 1u, __ATOMIC_SEQ_CST);
   Totals t = sum_slots(r);
   TimelinePoint point{};
-  uint64_t started = info->start_monotonic_ns;
+  uint64_t started = load_relaxed(&info->start_monotonic_ns);
   uint64_t now_ns = monotonic_now_ns();
   point.t_us = now_ns > started ? (now_ns - started) / 1000 : 0;
   point.size_bytes = now.size_bytes;
   point.rss_bytes = now.resident_bytes;
   point.malloc_bytes = t.malloc_bytes;
   point.copied_bytes = t.copied_bytes;
-  timeline_add(&v.timeline->state, v.timeline->points, point);
+  // On a copy of the state held to the capacity checked at mapping: the
+  // image's own may say anything, and the points array is only that long.
+  TimelineState state;
+  memcpy(&state, &v.timeline->state, sizeof state);
+  pin_timeline_state(&state, v.timeline_capacity);
+  timeline_add(&state, v.timeline->points, point);
+  memcpy(&v.timeline->state, &state, sizeof state);
   __atomic_store_n(&r->timeline_busy, 0u, __ATOMIC_RELEASE);
 }
 
@@ -526,8 +535,12 @@ void TreeSampler::record_death(Image& image, Proc* proc) {
   Region* r = image.view.region;
   std::unique_ptr<ImageInfo> info;
   if (const PackedInfo* packed = published_info(image.view)) {
+    // Copied before it is read: the image may rewrite its file at any time.
+    auto copy = std::make_unique<PackedInfo>();
+    memcpy(copy.get(), packed, sizeof *copy);
     info = std::make_unique<ImageInfo>();
-    unpack_image_info(*packed, info.get());
+    unpack_image_info(*copy, info.get());
+    keep_run_output(&info->settings);
   } else {
     // Killed before it copied its identity: what the run and /proc know.
     info = fallback_info(image.id);
@@ -537,7 +550,34 @@ void TreeSampler::record_death(Image& image, Proc* proc) {
   image.recorded_by_sampler = true;
   refresh_image_file((image_dir_ + "/" + image.name).c_str(), &image.view);
   r = image.view.region;
-  write_death_record(*info, r, image.view.timeline, image.view.backtraces, *proc, ending);
+  // Composed from copies whose sizes are the ones checked when mapped.
+  std::vector<uint64_t> timeline, backtraces;
+  const ImageFileView& v = image.view;
+  if (v.timeline) {
+    timeline.resize(timeline_mapping_size(v.timeline_capacity) / sizeof(uint64_t) + 1);
+    memcpy(timeline.data(), v.timeline, timeline_mapping_size(v.timeline_capacity));
+    pin_timeline_state(&reinterpret_cast<SharedTimeline*>(timeline.data())->state,
+                       v.timeline_capacity);
+  }
+  if (v.backtraces) {
+    size_t bytes = backtrace_mapping_size(v.backtrace_capacity, v.backtrace_depth);
+    backtraces.resize(bytes / sizeof(uint64_t) + 1);
+    memcpy(backtraces.data(), v.backtraces, bytes);
+    pin_backtrace_copy(reinterpret_cast<BacktraceStore*>(backtraces.data()), v.backtrace_capacity,
+                       v.backtrace_depth);
+  }
+  write_death_record(
+      *info, r, v.timeline ? reinterpret_cast<SharedTimeline*>(timeline.data()) : nullptr,
+      v.backtraces ? reinterpret_cast<BacktraceStore*>(backtraces.data()) : nullptr, *proc, ending);
+}
+
+// Where a death record goes is the run's choice, never the image file's: the
+// image may have rewritten its copy of the output path after dropping its
+// privileges (docs/security.md).
+void TreeSampler::keep_run_output(Settings* settings) const {
+  if (!fallback_) return;  // not under account run (tests of the sampler alone)
+  settings->has_output = fallback_->settings.has_output;
+  copy_string(settings->output, sizeof settings->output, fallback_->settings.output);
 }
 
 void TreeSampler::write_death_record(const ImageInfo& info, const Region* region,

@@ -25,6 +25,7 @@
 namespace account {
 
 struct ImageInfo;
+struct Settings;
 struct ImageName;
 struct Region;
 struct SharedTimeline;
@@ -185,6 +186,7 @@ class TreeSampler {
                           const SharedTimeline* timeline, const BacktraceStore* backtraces,
                           const Proc& proc, const Ending& ending);
   std::unique_ptr<ImageInfo> fallback_info(const ImageName& id) const;
+  void keep_run_output(Settings* settings) const;
   void end_proc(pid_t pid);
   void count_loss(int err);
   void forget_image(Image* image);
