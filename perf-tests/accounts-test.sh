@@ -26,7 +26,8 @@
 # the same seed and prints both side by side and `account compare`.
 # --rounds N repeats the whole test N times (with --vs: loose packed, then
 # packed loose, ...), every step one more run of its operation; --fail-on SPEC
-# is passed to the final `account compare` (exit 3 on a significant regression).
+# is passed to the final `account compare` (exit 3 on a significant regression,
+# 5 when something gated could not be judged, e.g. too few rounds).
 # --bare-timing also runs every query bare, interleaved with its accounted twin
 # (the same fetch into a second client), timed by this script: the latency the
 # records report next to the latency the program has without account.
@@ -45,7 +46,7 @@ LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/lib" && pwd)
 # shellcheck source=lib/common.sh
 . "$LIB_DIR/common.sh"
 
-usage() { sed -n '2,44p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,41p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 # number OPTION VALUE MIN: VALUE is an integer >= MIN.
 number() {

@@ -22,7 +22,8 @@
 #   --rounds N       run every build N times, in alternating order (A B, B A,
 #                    A B, ...), so a drifting machine hurts all alike (default 1)
 #   --fail-on SPEC   with two builds or more: account compare's gate (exit 3
-#                    when a change is a significant regression beyond it)
+#                    when a change is a significant regression beyond it, 5
+#                    when something gated could not be judged: too few rounds)
 #   --scale S        quick (small sizes, under a minute) or full (the seed's sizes)
 #   --only TESTS     comma-separated tests to run (default: all, in the seed's order)
 #   -o FILE          records file, overwritten (default: ./perf-test-SCALE.jsonl;
@@ -48,7 +49,7 @@ LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/lib" && pwd)
 # shellcheck source=lib/datasets.sh
 . "$LIB_DIR/datasets.sh"
 
-usage() { sed -n '2,40p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,42p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 scale=quick only='' RECORDS='' account_path='' format=table keep=0 QUIET=0
 rounds=1 fail_on='' names=''
