@@ -66,9 +66,10 @@ int command_export(const Args& args) {
   OutputFile file("export", output, read_files(o.files));
   std::unique_ptr<Symbolizer> symbolizer = make_addr2line_symbolizer();
   o.symbolizer = symbolizer.get();
-  std::string out;
-  int status = run_export(o, &out, print_message);
-  if (status != 1) file.write(out);
+  // Streamed into the temporary file; renamed into place only when whole.
+  int status = run_export(
+      o, [&file](std::string_view bytes) { file.append(bytes); }, print_message);
+  if (status != 1) file.commit();
   return status;
 }
 

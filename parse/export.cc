@@ -60,10 +60,12 @@ namespace {
 
 // Reads every input and writes the export: the one path of every caller.
 int export_readers(const ExportOptions& options,
-                   const std::vector<std::unique_ptr<LineReader>>& readers, std::string* out,
+                   const std::vector<std::unique_ptr<LineReader>>& readers, const ByteSink& out,
                    const MessageSink& err) {
   std::unique_ptr<Exporter> exporter = make_exporter(options.format);
   ExportInput input;
+  std::optional<TimelineSpool> spool;
+  if (exporter->spools_timelines()) input.spool = &spool.emplace();
   Aggregator aggregator(/*keep_processes=*/true);
   // Reading, messages and statuses as account report's (parse/report.cc, read_inputs).
   uint64_t records = 0, bad = 0;
@@ -75,6 +77,14 @@ int export_readers(const ExportOptions& options,
     read_records_with_lines(
         *reader, options.strict,
         [&](Record&& r, std::string_view line) {
+          // Timelines are the bulk of --timeline records: on disk for the
+          // format that draws them, dropped for the others.
+          if (auto* p = std::get_if<ProcessRecord>(&r); p && p->timeline) {
+            if (spool)
+              spool->put(*p->timeline);
+            else
+              p->timeline.reset();
+          }
           aggregator.add(r);
           if (!exporter->reads_backtraces() || !std::holds_alternative<ProcessRecord>(r)) return;
           std::string reason;
@@ -118,13 +128,19 @@ int export_readers(const ExportOptions& options,
   input.ops = aggregator.finish();
   if (exporter->reads_backtraces() && options.symbolizer)
     input.symbols = symbolize(input.backtraces, *options.symbolizer);
-  *out = exporter->write(input);
+  exporter->write_to(input, out);
   return status;
 }
 
 }  // namespace
 
 int run_export(const ExportOptions& options, std::string* out, const MessageSink& err) {
+  out->clear();
+  return run_export(
+      options, [out](std::string_view bytes) { out->append(bytes); }, err);
+}
+
+int run_export(const ExportOptions& options, const ByteSink& out, const MessageSink& err) {
   std::vector<std::string> files = options.files;
   if (files.empty()) files.push_back("-");
   // Open every input before reading any, so a wrong path fails at once (as report).
@@ -146,7 +162,9 @@ int run_export_text(const ExportOptions& options, std::string records, const std
                     std::string* out, const MessageSink& err) {
   std::vector<std::unique_ptr<LineReader>> readers;
   readers.push_back(LineReader::from_text(std::move(records), name));
-  return export_readers(options, readers, out, err);
+  out->clear();
+  return export_readers(
+      options, readers, [out](std::string_view bytes) { out->append(bytes); }, err);
 }
 
 }  // namespace account

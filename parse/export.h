@@ -3,6 +3,7 @@
 /// an exit status. The CLI only parses options and writes the bytes.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,9 +31,15 @@ struct ExportOptions {
   Symbolizer* symbolizer = nullptr;
 };
 
+/// Where an export's bytes go, piece by piece.
+using ByteSink = std::function<void(std::string_view)>;
+
 /// Reads the records as `account report` does (same bad-line messages) and
-/// writes the export to *out. Exit status as run_report: 0 every line read, 2
-/// some lines skipped, 1 nothing readable or a file that cannot be read.
+/// writes the export to `out`, in pieces as it is made (nothing when the
+/// status is 1). Exit status as run_report: 0 every line read, 2 some lines
+/// skipped, 1 nothing readable or a file that cannot be read.
+int run_export(const ExportOptions& options, const ByteSink& out, const MessageSink& err);
+/// As above, the export in *out.
 int run_export(const ExportOptions& options, std::string* out, const MessageSink& err);
 
 /// As run_export, from records given as text (options.files unused); `name`

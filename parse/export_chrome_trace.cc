@@ -8,8 +8,11 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
+#include <cmath>
 #include <cstdlib>
+#include <iterator>
 #include <limits>
+#include <optional>
 
 #include "exporter.h"
 
@@ -23,13 +26,25 @@ double micros(uint64_t ns, uint64_t origin_ns) {
   return double(int64_t(ns - origin_ns)) / 1000.0;
 }
 
+// JSON has no infinity: a sum of huge figures that overflowed is not known.
+json::value finite(double v) {
+  return std::isfinite(v) ? json::value(v) : json::value(nullptr);
+}
+
 json::object metadata(const char* name, int64_t pid, int64_t tid, const std::string& value) {
   return {{"ph", "M"}, {"name", name}, {"pid", pid}, {"tid", tid}, {"args", {{"name", value}}}};
 }
 
-json::object counter(const std::string& name, int64_t pid, double ts, uint64_t bytes) {
-  return {{"ph", "C"}, {"name", name}, {"pid", pid},
-          {"tid", 0},  {"ts", ts},     {"args", {{"bytes", bytes}}}};
+// The counter tracks are bounded, so that an export of many --timeline records
+// stays a file a trace viewer loads (and its making within memory): the images'
+// tracks share kImagePoints points a figure, the runs' tree tracks kTreePoints,
+// each track at least kMinPoints. Below that every point is kept.
+constexpr size_t kImagePoints = size_t(1) << 20;
+constexpr size_t kTreePoints = size_t(1) << 20;
+constexpr size_t kMinPoints = 16;
+
+size_t points_per_track(size_t budget, size_t tracks) {
+  return std::max(kMinPoints, budget / std::max<size_t>(tracks, 1));
 }
 
 // One memory figure of an image over time, (ns, bytes): the timeline's points,
@@ -39,19 +54,33 @@ json::object counter(const std::string& name, int64_t pid, double ts, uint64_t b
 // reading; otherwise its value is not in the record and no point is made up.
 using Series = std::vector<std::pair<uint64_t, uint64_t>>;
 
-Series series_of(const ProcessRecord& r, bool resident) {
+Series series_of(const ProcessRecord& r, const Timeline* tl, bool resident) {
   Series out;
   uint64_t largest = 0;
-  if (r.timeline) {
-    const Timeline& tl = *r.timeline;
-    const std::vector<uint64_t>& values = resident ? tl.rss_bytes : tl.size_bytes;
-    for (size_t k = 0; k < tl.t_ms.size() && k < values.size(); ++k) {
-      out.emplace_back(r.start_ns + uint64_t(tl.t_ms[k] * 1e6), values[k]);
+  if (tl) {
+    const std::vector<uint64_t>& values = resident ? tl->rss_bytes : tl->size_bytes;
+    for (size_t k = 0; k < tl->t_ms.size() && k < values.size(); ++k) {
+      out.emplace_back(r.start_ns + uint64_t(tl->t_ms[k] * 1e6), values[k]);
       largest = std::max(largest, values[k]);
     }
   }
   uint64_t peak = resident ? r.sampled_rss_peak_bytes : r.sampled_size_peak_bytes;
-  if (r.timeline && peak > largest) out.emplace_back(std::max(r.end_ns, r.start_ns), peak);
+  if (tl && peak > largest) out.emplace_back(std::max(r.end_ns, r.start_ns), peak);
+  return out;
+}
+
+// At most `cap` points: each of `cap` equal slices keeps its highest point, so
+// the peaks survive.
+Series thinned(Series s, size_t cap) {
+  if (s.size() <= cap) return s;
+  Series out;
+  out.reserve(cap);
+  for (size_t b = 0; b < cap; ++b) {
+    auto from = s.begin() + ptrdiff_t(s.size() * b / cap);
+    auto to = s.begin() + ptrdiff_t(s.size() * (b + 1) / cap);
+    out.push_back(*std::max_element(
+        from, to, [](const auto& x, const auto& y) { return x.second < y.second; }));
+  }
   return out;
 }
 
@@ -64,7 +93,7 @@ json::object image_args(const ProcessRow& row) {
                     {"exe", r.exe},
                     {"argv", std::move(argv)},
                     {"end", r.end},
-                    {"cpu_s", r.cpu_user_s + r.cpu_sys_s},
+                    {"cpu_s", finite(r.cpu_user_s + r.cpu_sys_s)},
                     {"size_bytes", row.size_bytes},
                     {"resident_bytes", row.resident_bytes},
                     {"copied_bytes", r.copied_bytes},
@@ -78,58 +107,15 @@ json::object image_args(const ProcessRow& row) {
 }
 
 json::object run_args(const RunFigures& f) {
-  json::object args{{"cpu_s", f.cpu_s},
+  json::object args{{"cpu_s", finite(f.cpu_s)},
                     {"size_bytes", f.size_bytes},
                     {"resident_bytes", f.resident_bytes},
                     {"copied_bytes", f.copied_bytes},
                     {"malloc_bytes", f.malloc_bytes},
-                    {"wall_s", f.wall_s},
+                    {"wall_s", finite(f.wall_s)},
                     {"processes", f.processes}};
   if (!f.host.empty()) args["host"] = f.host;
   return args;
-}
-
-// The run's tree memory: at every point of any image's series, the sum over
-// the images alive then, each at its latest point (0 after it ended).
-void tree_counter(const RunFigures& run, bool resident, int64_t group, uint64_t origin,
-                  json::array* events) {
-  struct Point {
-    uint64_t t_ns;
-    size_t image;
-    uint64_t bytes;
-  };
-  std::vector<Point> points;
-  const auto& rows = run.process_rows;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const ProcessRecord& r = *rows[i].record;
-    Series s = series_of(r, resident);
-    if (s.empty()) continue;
-    for (const auto& [t, bytes] : s) points.push_back({t, i, bytes});
-    points.push_back({std::max(r.end_ns, r.start_ns), i, 0});  // gone at its end
-  }
-  if (points.empty()) return;
-  std::stable_sort(points.begin(), points.end(),
-                   [](const Point& a, const Point& b) { return a.t_ns < b.t_ns; });
-  std::vector<uint64_t> latest(rows.size());
-  uint64_t sum = 0;
-  std::string name = resident ? "tree resident" : "tree size";
-  for (size_t k = 0; k < points.size(); ++k) {
-    const Point& p = points[k];
-    sum += p.bytes - latest[p.image];
-    latest[p.image] = p.bytes;
-    if (k + 1 < points.size() && points[k + 1].t_ns == p.t_ns) continue;  // one event an instant
-    events->push_back(counter(name, group, micros(p.t_ns, origin), sum));
-  }
-}
-
-// The image's size and resident tracks, named by pid: the images of an exec
-// chain continue one another's tracks.
-void process_counters(const ProcessRecord& r, int64_t group, uint64_t origin, json::array* events) {
-  for (bool resident : {false, true}) {
-    std::string name = fmt::format("pid {} {}", r.pid, resident ? "resident" : "size");
-    for (const auto& [t, bytes] : series_of(r, resident))
-      events->push_back(counter(name, group, micros(t, origin), bytes));
-  }
 }
 
 // Boost.JSON writes doubles as "5.360333E3"; valid, but trace viewers and
@@ -162,19 +148,112 @@ std::string plain_numbers(const std::string& text) {
   return out;
 }
 
+// The trace's events, written out in pieces of about a MiB as they are made:
+// memory holds one run's points, never the whole trace.
+class EventWriter {
+ public:
+  explicit EventWriter(const ByteSink& out) : out_(out) {}
+  void text(std::string_view raw) {
+    buffer_ += raw;
+    if (buffer_.size() >= kFlushBytes) flush();
+  }
+  void event(const json::object& e) { separated(plain_numbers(json::serialize(e))); }
+  // {"ph":"C","name":N,"pid":P,"tid":0,"ts":T,"args":{"bytes":B}}, as event()
+  // would write it, without building the object (there are millions).
+  void counter(const std::string& quoted_name, int64_t pid, double ts, uint64_t bytes) {
+    buffer_ += first_ ? "" : ",";
+    first_ = false;
+    fmt::format_to(std::back_inserter(buffer_),
+                   R"({{"ph":"C","name":{},"pid":{},"tid":0,"ts":{},"args":{{"bytes":{}}}}})",
+                   quoted_name, pid, ts, bytes);
+    if (buffer_.size() >= kFlushBytes) flush();
+  }
+  void flush() {
+    if (!buffer_.empty()) out_(buffer_);
+    buffer_.clear();
+  }
+
+ private:
+  static constexpr size_t kFlushBytes = size_t(1) << 20;
+  void separated(const std::string& e) {
+    if (!first_) buffer_ += ',';
+    first_ = false;
+    text(e);
+  }
+  const ByteSink& out_;
+  std::string buffer_;
+  bool first_ = true;
+};
+
+std::string quoted(const std::string& s) {
+  return json::serialize(json::string_view(s));
+}
+
+// The run's tree memory: at every point of any image's series, the sum over
+// the images alive then, each at its latest point (0 after it ended).
+void tree_counter(const RunFigures& run, const std::vector<Series>& series, bool resident,
+                  int64_t group, uint64_t origin, size_t cap, EventWriter* events) {
+  struct Point {
+    uint64_t t_ns;
+    size_t image;
+    uint64_t bytes;
+  };
+  std::vector<Point> points;
+  const auto& rows = run.process_rows;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Series& s = series[i];
+    if (s.empty()) continue;
+    for (const auto& [t, bytes] : s) points.push_back({t, i, bytes});
+    const ProcessRecord& r = *rows[i].record;
+    points.push_back({std::max(r.end_ns, r.start_ns), i, 0});  // gone at its end
+  }
+  if (points.empty()) return;
+  std::stable_sort(points.begin(), points.end(),
+                   [](const Point& a, const Point& b) { return a.t_ns < b.t_ns; });
+  std::vector<uint64_t> latest(rows.size());
+  // Wide enough that no sum of 64-bit figures wraps; shown saturated.
+  unsigned __int128 sum = 0;
+  Series sums;
+  for (size_t k = 0; k < points.size(); ++k) {
+    const Point& p = points[k];
+    sum = sum - latest[p.image] + p.bytes;
+    latest[p.image] = p.bytes;
+    if (k + 1 < points.size() && points[k + 1].t_ns == p.t_ns) continue;  // one event an instant
+    sums.emplace_back(p.t_ns, sum > UINT64_MAX ? UINT64_MAX : uint64_t(sum));
+  }
+  std::string name = quoted(resident ? "tree resident" : "tree size");
+  for (const auto& [t, bytes] : thinned(std::move(sums), cap))
+    events->counter(name, group, micros(t, origin), bytes);
+}
+
 class ChromeTraceExporter : public Exporter {
  public:
   bool reads_backtraces() const override { return false; }
+  bool spools_timelines() const override { return true; }
 
   std::string write(const ExportInput& input) const override {
-    uint64_t origin = std::numeric_limits<uint64_t>::max();
-    for (const Operation& o : input.ops)
-      for (const RunFigures& run : o.runs)
-        for (const ProcessRow& row : run.process_rows)
-          origin = std::min(origin, row.record->start_ns);
-    if (origin == std::numeric_limits<uint64_t>::max()) origin = 0;
+    std::string out;
+    write_to(input, [&out](std::string_view bytes) { out.append(bytes); });
+    return out;
+  }
 
-    json::array events;
+  void write_to(const ExportInput& input, const ByteSink& out) const override {
+    uint64_t origin = std::numeric_limits<uint64_t>::max();
+    size_t images = 0, runs = 0;
+    for (const Operation& o : input.ops) {
+      runs += o.runs.size();
+      for (const RunFigures& run : o.runs)
+        for (const ProcessRow& row : run.process_rows) {
+          origin = std::min(origin, row.record->start_ns);
+          if (row.record->timeline) ++images;
+        }
+    }
+    if (origin == std::numeric_limits<uint64_t>::max()) origin = 0;
+    size_t image_cap = points_per_track(kImagePoints, images);
+    size_t tree_cap = points_per_track(kTreePoints, runs);
+
+    EventWriter events(out);
+    events.text("{\"traceEvents\":[");
     int64_t group = 0;
     for (const Operation& o : input.ops) {
       for (size_t run = 0; run < o.runs.size(); ++run) {
@@ -187,37 +266,40 @@ class ChromeTraceExporter : public Exporter {
         std::string label = fmt::format("{} / {} / run {}", o.test.empty() ? "(no test)" : o.test,
                                         o.op.empty() ? "(no operation)" : o.op, nth);
         if (!figures.host.empty()) label += fmt::format(" on {}", figures.host);
-        events.push_back(metadata("process_name", group, 0, label));
-        events.push_back(json::object{{"ph", "M"},
-                                      {"name", "process_sort_index"},
-                                      {"pid", group},
-                                      {"tid", 0},
-                                      {"args", {{"sort_index", group}}}});
+        events.event(metadata("process_name", group, 0, label));
+        events.event(json::object{{"ph", "M"},
+                                  {"name", "process_sort_index"},
+                                  {"pid", group},
+                                  {"tid", 0},
+                                  {"args", {{"sort_index", group}}}});
         // The run as a whole on track 0, its figures those of account report.
         uint64_t first = std::numeric_limits<uint64_t>::max(), last = 0;
         for (const ProcessRow& row : figures.process_rows) {
           first = std::min(first, row.record->start_ns);
           last = std::max(last, row.record->end_ns);
         }
-        events.push_back(metadata("thread_name", group, 0, "run"));
+        events.event(metadata("thread_name", group, 0, "run"));
         if (!figures.process_rows.empty())
-          events.push_back(json::object{{"ph", "X"},
-                                        {"name", label},
-                                        {"cat", "run"},
-                                        {"pid", group},
-                                        {"tid", 0},
-                                        {"ts", micros(first, origin)},
-                                        {"dur", double(std::max(last, first) - first) / 1000.0},
-                                        {"args", run_args(figures)}});
+          events.event(json::object{{"ph", "X"},
+                                    {"name", label},
+                                    {"cat", "run"},
+                                    {"pid", group},
+                                    {"tid", 0},
+                                    {"ts", micros(first, origin)},
+                                    {"dur", double(std::max(last, first) - first) / 1000.0},
+                                    {"args", run_args(figures)}});
+        // Each image's series, read back from the spool once, for its own
+        // tracks and the run's tree tracks.
+        std::vector<Series> sizes, residents;
         std::vector<int64_t> named;
         for (const ProcessRow& row : figures.process_rows) {
           const ProcessRecord& r = *row.record;
           if (std::find(named.begin(), named.end(), r.pid) == named.end()) {
             named.push_back(r.pid);
-            events.push_back(metadata("thread_name", group, r.pid,
-                                      fmt::format("pid {} {}", r.pid, row.program)));
+            events.event(metadata("thread_name", group, r.pid,
+                                  fmt::format("pid {} {}", r.pid, row.program)));
           }
-          events.push_back(
+          events.event(
               json::object{{"ph", "X"},
                            {"name", row.program.empty() ? r.exe : row.program},
                            {"cat", "process"},
@@ -226,16 +308,29 @@ class ChromeTraceExporter : public Exporter {
                            {"ts", micros(r.start_ns, origin)},
                            {"dur", double(std::max(r.end_ns, r.start_ns) - r.start_ns) / 1000.0},
                            {"args", image_args(row)}});
-          process_counters(*row.record, group, origin, &events);
+          std::optional<Timeline> points;
+          if (r.timeline) points = input.spool ? input.spool->get(*r.timeline) : *r.timeline;
+          const Timeline* tl = points ? &*points : nullptr;
+          sizes.push_back(thinned(series_of(r, tl, false), image_cap));
+          residents.push_back(thinned(series_of(r, tl, true), image_cap));
+          // The image's size and resident tracks, named by pid: the images of
+          // an exec chain continue one another's tracks.
+          for (bool resident : {false, true}) {
+            std::string name =
+                quoted(fmt::format("pid {} {}", r.pid, resident ? "resident" : "size"));
+            for (const auto& [t, bytes] : resident ? residents.back() : sizes.back())
+              events.counter(name, group, micros(t, origin), bytes);
+          }
         }
-        tree_counter(figures, false, group, origin, &events);
-        tree_counter(figures, true, group, origin, &events);
+        tree_counter(figures, sizes, false, group, origin, tree_cap, &events);
+        tree_counter(figures, residents, true, group, origin, tree_cap, &events);
       }
     }
-    json::object trace{{"traceEvents", std::move(events)},
-                       {"displayTimeUnit", "ms"},
-                       {"otherData", {{"generator", "account export"}, {"origin_ns", origin}}}};
-    return plain_numbers(json::serialize(trace)) + "\n";
+    events.text(fmt::format(
+        R"(],"displayTimeUnit":"ms","otherData":{{"generator":"account export","origin_ns":{}}}}})",
+        origin));
+    events.text("\n");
+    events.flush();
   }
 };
 

@@ -17,6 +17,8 @@ namespace account {
 struct Timeline {
   std::vector<double> t_ms;                     ///< milliseconds since the image started
   std::vector<uint64_t> size_bytes, rss_bytes;  ///< each empty or as long as t_ms
+  /// Non-zero: the points were moved to a TimelineSpool (timeline_spool.h).
+  uint64_t spooled = 0;
 };
 
 /// One process image (`"kind": "process"`, the default when kind is absent).
