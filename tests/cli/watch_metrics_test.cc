@@ -217,6 +217,36 @@ TEST(WatchMetrics, PushUrls) {
   EXPECT_FALSE(parse_push_url("http://gw:", &error));
 }
 
+// Issue 34.6: a CR or LF would reach the request line (header injection); a
+// space would split it; the message names the byte without echoing it.
+TEST(WatchMetrics, PushUrlsWithControlSpaceOrNonAsciiBytesAreRefused) {
+  std::string error;
+  EXPECT_FALSE(parse_push_url("http://gw:9091/x\r\nX-Injected: 1", &error));
+  EXPECT_EQ(error, "byte 17 is a control character, a space or not ASCII (0x0d)");
+  EXPECT_FALSE(parse_push_url("http://gw:9091/a b", &error));
+  EXPECT_EQ(error, "byte 17 is a control character, a space or not ASCII (0x20)");
+  EXPECT_FALSE(parse_push_url("http://g\xc3\xa9:9091", &error));
+  EXPECT_EQ(error, "byte 9 is a control character, a space or not ASCII (0xc3)");
+  EXPECT_FALSE(parse_push_url("http://gw\x7f", &error));
+  EXPECT_EQ(error, "byte 10 is a control character, a space or not ASCII (0x7f)");
+}
+
+// A host name is a label value: one that is not a plain path segment goes as
+// instance@base64 (base64url), so it cannot add segments or labels.
+TEST(WatchMetrics, HostNamesThatAreNotPlainSegmentsGoAsBase64) {
+  std::string error;
+  auto t = parse_push_url("http://127.0.0.1:9091", &error);
+  ASSERT_TRUE(t) << error;
+  EXPECT_EQ(push_group_path(*t, "build-7.example_x~", 1),
+            "/metrics/job/account/instance/build-7.example_x~/pid/1");
+  EXPECT_EQ(push_group_path(*t, "a/b", 1), "/metrics/job/account/instance@base64/YS9i/pid/1");
+  EXPECT_EQ(push_group_path(*t, "h/../x", 2),
+            "/metrics/job/account/instance@base64/aC8uLi94/pid/2");
+  EXPECT_EQ(push_group_path(*t, "\xc3\xa9", 3), "/metrics/job/account/instance@base64/w6k=/pid/3");
+  EXPECT_EQ(push_group_path(*t, "", 4), "/metrics/job/account/instance@base64/=/pid/4");
+  EXPECT_EQ(push_group_path(*t, "ab?", 5), "/metrics/job/account/instance@base64/YWI_/pid/5");
+}
+
 // A Pushgateway that takes the connection and never answers: the push gives
 // up at its deadline with that reason.
 TEST(WatchMetrics, APushWithoutAnswerGivesUpAtItsDeadline) {
