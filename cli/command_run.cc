@@ -462,6 +462,19 @@ void check_values(RunOptions& o, const po::variables_map& vm) {
   if (vm.count("backtrace-min")) size_option("run", "--backtrace-min", o.backtrace_min);
   if (vm.count("prepare") && o.prepare.empty())
     throw UsageError{"run: --prepare needs a command for sh -c"};
+  // The shim keeps a label in kLabelCapacity bytes: a longer one would be cut
+  // in the process records and not in the tree record (two rows).
+  for (const auto& [option, label] : {std::pair{"--test", &o.test}, {"--op", &o.op}})
+    if (label->size() >= kLabelCapacity)
+      throw UsageError{fmt::format("run: {} is {} bytes long; a label holds at most {}", option,
+                                   label->size(), kLabelCapacity - 1)};
+  // The shim would expand % in each process's output name (%p: its pid) while
+  // the tree record goes to the name as given: one run's records in several files.
+  if (o.output.find('%') != std::string::npos)
+    throw UsageError{fmt::format(
+        "run: -o {}: '%' is not allowed in account run's output (its records must share one "
+        "file); ACCOUNT_OUTPUT=...%p is the shim's own",
+        o.output)};
 }
 
 // The default output: made before the command starts, removed however run ends.

@@ -69,7 +69,33 @@ INSTANTIATE_TEST_SUITE_P(
                  "run: --backtrace-min -1M is not a size of 1 byte or more, such as 4096, 64K, "
                  "10M or 1G"},
         BadValue{{"--prepare", ""}, "run: --prepare needs a command for sh -c"},
-        BadValue{{"-o", "/dev/full"}, "run: cannot write -o /dev/full: No space left on device"}));
+        BadValue{{"-o", "/dev/full"}, "run: cannot write -o /dev/full: No space left on device"},
+        // Issue 33 point 7: a label the shim would cut, and an output the shim would
+        // split per process, are refused before the command starts.
+        BadValue{{"--test", std::string(1024, 't')},
+                 "run: --test is 1024 bytes long; a label holds at most 1023"},
+        BadValue{{"--op", std::string(5000, 'o')},
+                 "run: --op is 5000 bytes long; a label holds at most 1023"},
+        BadValue{{"-o", "x-%p.jsonl"},
+                 "run: -o x-%p.jsonl: '%' is not allowed in account run's output (its records "
+                 "must share one file); ACCOUNT_OUTPUT=...%p is the shim's own"}));
+
+// The longest label the shim keeps is taken whole, in every record and the tree's.
+TEST(RunLabels, TheLongestLabelIsKeptWholeInEveryRecord) {
+  TempDir dir;
+  std::string test(1023, 't'), out = dir.file("r.jsonl");
+  ProgramResult r = run_program({ACCOUNT_CLI_PATH, "run", "-q", "--test", test, "--op", "o", "-o",
+                                 out, "--", "/bin/sh", "-c", "/bin/true"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::ifstream in(out);
+  std::string line;
+  int records = 0;
+  while (std::getline(in, line)) {
+    ++records;
+    EXPECT_NE(line.find("\"test\":\"" + test + "\""), std::string::npos) << line.substr(0, 200);
+  }
+  EXPECT_GE(records, 2);  // the shell's record and the tree record at least
+}
 
 class WatchRejects : public ::testing::TestWithParam<BadValue> {};
 
