@@ -43,6 +43,12 @@ std::vector<OperationRows> operations_of(const Table& t) {
   std::optional<size_t> test = column(t, "test"), op = column(t, "operation");
   std::vector<OperationRows> out;
   for (size_t i = 0; i < t.rows.size(); ++i) {
+    // A row for people only (the interval under a change) names no operation:
+    // it belongs to the one above it, never to an empty " — " of its own.
+    if (!t.rows[i].machine && !out.empty()) {
+      out.back().rows.push_back(i);
+      continue;
+    }
     std::string a = cell_text(t, t.rows[i], test), b = cell_text(t, t.rows[i], op);
     auto it = std::find_if(out.begin(), out.end(),
                            [&](const OperationRows& o) { return o.test == a && o.op == b; });

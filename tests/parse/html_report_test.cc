@@ -237,6 +237,22 @@ TEST(CompareHtml, TheTableAndTheBarsAreCompareOwnFigures) {
   EXPECT_EQ(count(page.out, "font-weight=\"600\">a</text>"), 3u);
 }
 
+// Issue 33: the interval row under a change names no operation; it stays in
+// its operation's section instead of making an empty " — " section of its own.
+TEST(CompareHtml, IntervalRowsStayInTheirOperationsSection) {
+  CompareOptions o;
+  o.files = {data_path("noise-base.jsonl"), data_path("noise-slower.jsonl")};
+  o.format = Format::kHtml;
+  Outcome page = testing::compare(o);
+  std::regex heading("<h2>([^<]*)</h2>");
+  std::vector<std::string> headings;
+  for (auto it = std::sregex_iterator(page.out.begin(), page.out.end(), heading);
+       it != std::sregex_iterator(); ++it)
+    headings.push_back((*it)[1]);
+  EXPECT_EQ(headings, (std::vector<std::string>{"clone — clone", "status — status"}));
+  EXPECT_EQ(page.out.find("<h2> — </h2>"), std::string::npos);
+}
+
 // compare --format html of records with timelines: each build's memory curve
 // in one chart with a legend naming the builds, and one process timeline per
 // operation with every build's rows under its name.
