@@ -12,11 +12,13 @@
 
 #include "bad_lines.h"
 #include "by_host.h"
+#include "chart_data.h"
 #include "comma_list.h"
 #include "compare_change.h"
 #include "compare_html.h"
 #include "html_report.h"
 #include "reader.h"
+#include "timeline_spool.h"
 
 namespace account {
 
@@ -667,14 +669,21 @@ struct Input {
   Aggregator* into = nullptr;
 };
 
-int read_inputs(std::vector<Input>& inputs, bool strict, const MessageSink& err) {
+// `spool`: where the records' timelines wait (pages: load_drawn_timelines).
+int read_inputs(std::vector<Input>& inputs, bool strict, const MessageSink& err,
+                TimelineSpool* spool = nullptr) {
   uint64_t records = 0, bad = 0;
   BadLineMessages bad_lines(err);
   std::string names;
   for (Input& in : inputs) {
     ReadSummary s;
     read_records(
-        *in.reader, strict, [&](Record&& r) { in.into->add(r); },
+        *in.reader, strict,
+        [&](Record&& r) {
+          if (auto* p = std::get_if<ProcessRecord>(&r); p && p->timeline && spool)
+            spool->put(*p->timeline);
+          in.into->add(r);
+        },
         [&](const BadLine& b) { bad_lines.add(b); }, &s);
     records += s.records;
     bad += s.bad_lines;
@@ -738,6 +747,22 @@ bool open_all(const std::vector<std::string>& files, std::vector<Input>* inputs,
   return ok;
 }
 
+// A page draws the timelines of each operation's drawn run only: those are
+// read back from the spool, the others stay on disk (memory holds the records
+// without their points, whatever the input's size).
+void load_drawn_timelines(std::vector<Operation>& ops, const TimelineSpool& spool) {
+  for (Operation& op : ops) {
+    std::optional<size_t> run = drawn_run(op);
+    if (!run) continue;
+    for (ProcessRow& row : op.runs[*run].process_rows) {
+      if (!row.record || !row.record->timeline || row.record->timeline->spooled == 0) continue;
+      auto loaded = std::make_shared<ProcessRecord>(*row.record);
+      loaded->timeline = spool.get(*row.record->timeline);
+      row.record = std::move(loaded);
+    }
+  }
+}
+
 }  // namespace
 
 int run_report(const ReportOptions& options, std::string* out, const MessageSink& err) {
@@ -749,9 +774,11 @@ int run_report(const ReportOptions& options, std::string* out, const MessageSink
               !options.by_host && !options.percentiles;
   Aggregator aggregator(options.by_process || page);
   for (Input& in : inputs) in.into = &aggregator;
-  int status = read_inputs(inputs, options.strict, err);
+  std::optional<TimelineSpool> spool;
+  int status = read_inputs(inputs, options.strict, err, page ? &spool.emplace() : nullptr);
   if (status == 1) return 1;
   std::vector<Operation> ops = aggregator.finish();
+  if (spool) load_drawn_timelines(ops, *spool);
   note_unlabelled({&ops}, err);
   status = final_status(status, any_failed(ops));
   if (page) {
@@ -781,6 +808,8 @@ int run_compare(const CompareOptions& options, std::string* out, const MessageSi
   int status = 0;
   bool failed = false;
   std::vector<std::vector<Operation>> ops;
+  std::optional<TimelineSpool> spool;
+  if (options.format == Format::kHtml) spool.emplace();
   for (Input& in : inputs) {
     aggregators.push_back(std::make_unique<Aggregator>(options.format == Format::kHtml));
     if (!in.reader) {  // missing
@@ -790,10 +819,11 @@ int run_compare(const CompareOptions& options, std::string* out, const MessageSi
     in.into = aggregators.back().get();
     std::vector<Input> one;
     one.push_back(std::move(in));
-    int s = read_inputs(one, options.strict, err);
+    int s = read_inputs(one, options.strict, err, spool ? &*spool : nullptr);
     if (s == 1) return 1;
     status = std::max(status, s);
     ops.push_back(aggregators.back()->finish());
+    if (spool) load_drawn_timelines(ops.back(), *spool);
     failed = failed || any_failed(ops.back());
   }
   std::vector<std::vector<Operation>*> all;
