@@ -49,6 +49,10 @@ std::string unknown_metric(std::string_view name) {
   return fmt::format("unknown metric '{}' (known: {})", name, known);
 }
 
+bool metric_counted(const RunFigures& r, Metric m) {
+  return m != Metric::kAnon || r.anon_bytes > 0;
+}
+
 double metric_of(const RunFigures& r, Metric m) {
   switch (m) {
     case Metric::kWall:

@@ -23,6 +23,10 @@ const char* metric_name(Metric m);
 
 /// The figure in the unit the tables print: seconds, or MiB.
 double metric_of(const RunFigures& r, Metric m);
+/// Whether the run's records counted the figure at all (false: unknown, not
+/// 0). Today only anon can be missing: records without
+/// sampled_rss_anon_peak_bytes leave it 0.
+bool metric_counted(const RunFigures& r, Metric m);
 
 struct MetricInfo {
   const char* key;      ///< the column key in CSV and JSON ("cpu_s")

@@ -629,6 +629,19 @@ Table compare_table(const std::vector<std::string>& names,
         // The gate: every metric asked for, in the table or not (wall).
         if (!findings) continue;
         for (const Gate& g : gates) {
+          // A figure not counted on a side (unknown, not 0) cannot be judged.
+          std::string uncounted;
+          for (size_t side : {size_t(0), i})
+            if (std::any_of(counted[side].begin(), counted[side].end(),
+                            [&](const RunFigures& r) { return !metric_counted(r, g.metric); }))
+              uncounted += (uncounted.empty() ? "" : " and ") + names[side];
+          if (!uncounted.empty()) {
+            findings->gated.push_back(
+                GatedFigure{g, operation_name(test, op), pair, i, 0, 0, std::nullopt,
+                            "not counted in runs of " + uncounted,
+                            "record it in every run (or leave it out of --fail-on)"});
+            continue;
+          }
           auto in_table = std::find_if(changes.begin(), changes.end(),
                                        [&](const MetricChange& c) { return c.metric == g.metric; });
           MetricChange c = in_table != changes.end()

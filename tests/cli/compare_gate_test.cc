@@ -123,6 +123,21 @@ TEST(CompareGate, TooFewRunsIsNotJudgedWhateverTheChange) {
   EXPECT_NE(allowed.err.find("not judged: 1 and 1 runs"), std::string::npos) << allowed.err;
 }
 
+// Records without sampled_rss_anon_peak_bytes did not count anon: unknown,
+// not 0, so not judged (before, 0 against 0 was "same" and passed).
+TEST(CompareGate, AFigureNotCountedIsNotJudged) {
+  TempDir dir;
+  std::string a = write_runs(dir, "a.jsonl", {{"clone", kTen}});
+  std::string b = write_runs(dir, "b.jsonl", {{"clone", kTen}});
+  ProgramResult r = compare({a, b, "--names", "a,b", "--fail-on", "cpu=5%,anon=5%"});
+  EXPECT_EQ(r.status, 5) << r.err;
+  EXPECT_EQ(r.err,
+            "account: compare: --fail-on: anon: t/clone not judged: not counted in runs of a and "
+            "b: record it in every run (or leave it out of --fail-on)\n"
+            "account: compare: --fail-on: 1 of 2 gated figures not judged: exit status 5 "
+            "(--allow-unjudged passes them)\n");
+}
+
 TEST(CompareGate, RegressionWinsOverNotJudged) {
   TempDir dir;
   std::string a = write_runs(dir, "a.jsonl", {{"clone", kTen}, {"push", {1.0}}});
