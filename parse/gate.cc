@@ -59,10 +59,6 @@ bool over_limit(const MetricChange& c, const Gate& g) {
   return !c.change_pct || *c.change_pct > g.threshold_pct;  // from 0: over any limit
 }
 
-}  // namespace
-
-namespace {
-
 // C(a + b, a): the arrangements of a runs of A and b of B; 1 over it is the
 // smallest one-sided Mann–Whitney p-value they can give.
 double arrangements(size_t a, size_t b) {
