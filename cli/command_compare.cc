@@ -57,7 +57,8 @@ int command_compare(const Args& args) {
            "\nA verdict needs 4 runs a side (fewer: the Note says so). Failed runs are left"
            "\nout (exit status 4; --include-failed); no change is computed where a side has"
            "\nno successful run. --fail-on fails a figure flagged * that is over its limit"
-           "\nand stays significant across every gated figure (Holm, 5% family-wise)."
+           "\nand stays significant across every gated figure (Holm, 5% family-wise): the"
+           "\nmore figures gated, the more runs a side it needs (6 for 20, 7 for 90)."
            "\nExit status, the first that applies: 1 (bad usage or unreadable input),"
            "\n3 (--fail-on: a regression over its limit), 5 (--fail-on: something gated"
            "\nnot judged; --allow-unjudged: 0), 2 (lines skipped), 4 (failed runs seen), 0.\n";
