@@ -540,14 +540,20 @@ int command_run(const Args& args) {
       throw UsageError{fmt::format("run: cannot write -o {}: {}", o.output, err)};
   }
   std::streamoff from = 0;
-  {
-    struct stat st;
-    if (stat(path.c_str(), &st) == 0) from = st.st_size;
-  }
+  struct stat output_stat;
+  bool output_known = lstat(path.c_str(), &output_stat) == 0;
+  if (output_known) from = output_stat.st_size;
 
   const char* preload = getenv("LD_PRELOAD");
   set_env("LD_PRELOAD", preload && *preload ? shim + ":" + preload : shim);
   set_env("ACCOUNT_OUTPUT", path);
+  // The shim writes only into this very file: not one re-created at its path
+  // once the run removed it (docs/security.md). %p names one file a process.
+  if (output_known && path.find("%p") == std::string::npos)
+    set_env("ACCOUNT_OUTPUT_ID",
+            fmt::format("{}:{}", uint64_t(output_stat.st_dev), uint64_t(output_stat.st_ino)));
+  else
+    unsetenv("ACCOUNT_OUTPUT_ID");
   set_env("ACCOUNT_TEST", o.test);
   set_env("ACCOUNT_OP", o.op);
   set_env("ACCOUNT_SAMPLE_MS", std::to_string(o.interval_ms));

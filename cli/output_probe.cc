@@ -45,8 +45,11 @@ std::string probe_regular(int fd) {
 }  // namespace
 
 std::string probe_record_file(const std::string& path) {
-  constexpr int kFlags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW;
+  // O_NONBLOCK: a FIFO without a reader is refused (ENXIO) rather than hold
+  // the command, its signals already blocked, until someone reads it.
+  constexpr int kFlags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
   int fd = open(path.c_str(), kFlags, 0600);
+  if (fd < 0 && errno == ENXIO) return "a FIFO or socket with no reader (refused: it would block)";
   if (fd < 0) return reason(errno);
   std::string err;
   struct stat st;

@@ -15,7 +15,8 @@ namespace account {
 ///   held elsewhere for over a second: the file is only opened);
 /// - a character device: a write of zero bytes, which reports a full or broken
 ///   device (/dev/full: ENOSPC) and shows nothing on a terminal;
-/// - a FIFO or socket: opening only (a probe would reach its reader).
+/// - a FIFO or socket: opening only, without blocking (a probe would reach
+///   its reader; one with no reader is refused).
 /// Returns "" or the reason (strerror text).
 std::string probe_record_file(const std::string& path);
 

@@ -71,14 +71,18 @@ void expand_output_path(const Settings& settings, int pid, char* path, uint64_t 
 }
 
 // The descriptor, or -errno. Raw system calls: see raw_syscall.h.
-int open_output(const char* path) {
+// O_NONBLOCK: a FIFO (or one put at the path) never holds the process at its
+// exit; a full pipe loses the record (EAGAIN) instead. A pinned output (the
+// run's, which made it) is never created: gone, it stays gone.
+int open_output(const char* path, bool create) {
   int fd;
   // Read-write so the last byte can be checked; write-only where reading is not allowed.
-  constexpr int kFlags = O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY;
-  do fd = raw_open(path, O_RDWR | kFlags, 0600);
+  const int flags =
+      O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | (create ? O_CREAT : 0);
+  do fd = raw_open(path, O_RDWR | flags, 0600);
   while (fd == -EINTR);
   if (fd == -EACCES) {
-    do fd = raw_open(path, O_WRONLY | kFlags, 0600);
+    do fd = raw_open(path, O_WRONLY | flags, 0600);
     while (fd == -EINTR);
   }
   if (fd < 0) return fd;
@@ -273,7 +277,7 @@ void compose_summary(TextBuffer& out, const RecordSource& src, const FinalFigure
 int append_record(const Settings& settings, int pid, const char* data, uint64_t len, char* path,
                   uint64_t path_cap) {
   expand_output_path(settings, pid, path, path_cap);
-  int fd = open_output(path);
+  int fd = open_output(path, !settings.output_pinned);
   if (fd < 0) return -fd;
   // A writer that died mid-line (another tool, a full disk) left the file
   // without its final newline: start on a line of our own rather than glue our
@@ -288,9 +292,18 @@ int append_record(const Settings& settings, int pid, const char* data, uint64_t 
   char newline = '\n';
   iovec parts[2] = {{&newline, 0}, {const_cast<char*>(data), len}};
   struct stat st;
+  bool have_stat = (len > 0 || settings.output_pinned) && raw_fstat(fd, &st) == 0;
+  // The run's own file, or nothing: another file at its path (one another
+  // user made after the run removed it) gets no record. The fstat is the one
+  // the last-byte check needs anyway: no system call added.
+  if (settings.output_pinned && (!have_stat || uint64_t(st.st_dev) != settings.output_dev ||
+                                 uint64_t(st.st_ino) != settings.output_ino)) {
+    raw_close(fd);
+    return ESTALE;
+  }
   char last;
-  if (len > 0 && raw_fstat(fd, &st) == 0 && st.st_size > 0 &&
-      raw_pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n')
+  if (len > 0 && have_stat && st.st_size > 0 && raw_pread(fd, &last, 1, st.st_size - 1) == 1 &&
+      last != '\n')
     parts[0].iov_len = 1;
   int err = 0;
   long n;
@@ -314,7 +327,10 @@ bool check_output_writable(const Settings& settings, int pid) {
   if (err == 0) return true;
   g_output_warned = true;
   warn("cannot write records to ACCOUNT_OUTPUT=", path, ": ",
-       err == ELOOP ? "it is a symbolic link (refused)" : strerrordesc_np(err),
+       err == ELOOP ? "it is a symbolic link (refused)"
+       : settings.output_pinned && (err == ESTALE || err == ENOENT)
+           ? "it is not the file account run made (the run is over; refused)"
+           : strerrordesc_np(err),
        "; this process is not recorded");
   return false;
 }

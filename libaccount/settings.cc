@@ -90,11 +90,31 @@ void warn(const char* a, const char* b, const char* c, const char* d, const char
   (void)ignored;
 }
 
+namespace {
+
+// "DEV:INO", two decimal numbers.
+bool parse_file_id(const char* v, uint64_t* dev, uint64_t* ino) {
+  char first[24];
+  size_t i = 0;
+  while (v[i] && v[i] != ':' && i < sizeof first - 1) first[i] = v[i], ++i;
+  first[i] = 0;
+  return v[i] == ':' && parse_bounded(first, 0, ~0ull, dev) &&
+         parse_bounded(v + i + 1, 1, ~0ull, ino);
+}
+
+}  // namespace
+
 void load_settings() {
   Settings& s = g_settings;
   if (const char* v = find_env("ACCOUNT_OUTPUT"); v && *v) {
     s.has_output = true;
     absolute_path(s.output, sizeof s.output, v);
+  }
+  if (const char* v = find_env("ACCOUNT_OUTPUT_ID"); v && *v && s.has_output) {
+    if (parse_file_id(v, &s.output_dev, &s.output_ino))
+      s.output_pinned = true;
+    else
+      warn("ACCOUNT_OUTPUT_ID=", v, " is not DEV:INO; the output is not pinned");
   }
   if (const char* v = find_env("ACCOUNT_TEST")) copy_string(s.test, sizeof s.test, v);
   if (const char* v = find_env("ACCOUNT_OP")) copy_string(s.op, sizeof s.op, v);

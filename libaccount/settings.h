@@ -25,6 +25,11 @@ struct Settings {
   uint32_t timeline_points = 2048;
   uint32_t backtrace_depth = 32;
   uint64_t backtrace_min = 0;  // 0: off
+  // ACCOUNT_OUTPUT_ID=DEV:INO (set by account run): records go only into that
+  // very file, never one re-created at its path after the run removed it.
+  bool output_pinned = false;
+  uint64_t output_dev = 0;
+  uint64_t output_ino = 0;
   char test[kLabelCapacity] = {};
   char op[kLabelCapacity] = {};
   char output[kPathCapacity] = {};         // absolute; "%p" is expanded when writing
