@@ -74,6 +74,8 @@ struct RunOptions {
   double kill_after_s = 5;
   unsigned repeat = 1;
   bool quiet = false;
+  std::vector<std::string> stop_signal_texts;
+  std::vector<int> stop_signals;  // ended by one of these, the run is stopped, not failed
   std::vector<std::string> command;
 };
 
@@ -97,7 +99,10 @@ po::options_description run_options(RunOptions& o) {
       "after SEC seconds (0-3600)")("repeat", po::value(&o.repeat_text)->default_value("1"),
                                     "run COMMAND N times (1-1000000), one tree record each")(
       "prepare", po::value(&o.prepare), "run `sh -c CMD` before each repetition, unaccounted")(
-      "quiet,q", po::bool_switch(&o.quiet), "no summary line on stderr");
+      "stop-signal", po::value(&o.stop_signal_texts)->composing(),
+      "SIG (TERM, SIGHUP, 15; repeatable) is the command's normal stop: ended by it, the run "
+      "reads as stopped (counted like exit 0), not failed")("quiet,q", po::bool_switch(&o.quiet),
+                                                            "no summary line on stderr");
   return d;
 }
 
@@ -105,8 +110,8 @@ po::options_description run_options(RunOptions& o) {
 // first argument that is neither an option nor an option's value starts it).
 void split_command(const Args& args, Args* options, Args* command) {
   static const char* const kTakesValue[] = {
-      "--test",    "--op",     "-o",        "--output",     "--interval",
-      "--timeout", "--repeat", "--prepare", "--kill-after", "--backtrace-min"};
+      "--test",   "--op",      "-o",           "--output",        "--interval",   "--timeout",
+      "--repeat", "--prepare", "--kill-after", "--backtrace-min", "--stop-signal"};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") {
@@ -158,6 +163,8 @@ std::string tree_record(const RunOptions& o, const RunResult& r, unsigned run) {
   t.wait_status = r.status;
   t.aborted = r.aborted;
   t.interrupted = r.interrupted;
+  t.stop_signals = o.stop_signals.data();
+  t.stop_signal_count = int(o.stop_signals.size());
   std::vector<const char*> argv;
   size_t argv_bytes = 0;
   for (const std::string& a : o.command) argv.push_back(a.c_str()), argv_bytes += a.size();
@@ -421,6 +428,15 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
 
 // One line for the user: this run's records through the same aggregation as
 // `account report`, so the two can never disagree.
+// How the run ended, by the rule of every report (run_end.h): nothing for
+// exit 0, " (stopped: SIGTERM)" for its stop signal, " (failed: exit 1)".
+std::string how_it_ended(const RunEnd& end) {
+  if (end.how == RunEnd::How::kStopped)
+    return fmt::format(" (stopped: SIG{})", sigabbrev_np(int(end.code)));
+  if (end.failed()) return fmt::format(" (failed: {})", end.text());
+  return "";
+}
+
 void print_summary(const RunOptions& o, const std::string& path, std::streamoff from,
                    const RunResult& r, const std::string& pending_tree, bool temporary) {
   std::ifstream in(path);
@@ -446,7 +462,9 @@ void print_summary(const RunOptions& o, const std::string& path, std::streamoff 
              double(r.end_ns - r.start_ns) / 1e9, run.cpu_s, double(run.size_bytes) / mib,
              double(run.resident_bytes) / mib, double(run.copied_bytes) / mib,
              double(run.malloc_bytes) / mib, r.aborted ? " (aborted: timeout)" : "",
-             r.interrupted ? fmt::format(" (interrupted: SIG{})", sigabbrev_np(r.interrupted)) : "",
+             r.interrupted ? fmt::format(" (interrupted: SIG{})", sigabbrev_np(r.interrupted))
+             : r.aborted   ? ""
+                           : how_it_ended(run.end),
              temporary ? "" : fmt::format(" -> {}", path));
 }
 
@@ -456,6 +474,7 @@ void check_values(RunOptions& o, const po::variables_map& vm) {
     throw UsageError{"run: no command given (account run [options] -- COMMAND...)"};
   o.interval_ms = unsigned(count_option("run", "--interval", o.interval_text, 0, 1000, "ms"));
   o.repeat = unsigned(count_option("run", "--repeat", o.repeat_text, 1, 1000000));
+  o.stop_signals = signals_option("run", "--stop-signal", o.stop_signal_texts);
   if (vm.count("timeout"))
     o.timeout_s = seconds_option("run", "--timeout", o.timeout_text, 0.001, 1e6);
   o.kill_after_s = seconds_option("run", "--kill-after", o.kill_after_text, 0, 3600);

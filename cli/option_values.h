@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace account {
 
@@ -20,5 +21,10 @@ double seconds_option(const char* command, const char* option, const std::string
 
 /// A size of at least one byte: "4096", "64K", "10M", "1G" (values.h parse_size).
 uint64_t size_option(const char* command, const char* option, const std::string& text);
+
+/// --stop-signal values: each a signal name ("TERM", "SIGTERM", any case) or
+/// number (1-64), or "none" alone (no stop signal). Duplicates are dropped.
+std::vector<int> signals_option(const char* command, const char* option,
+                                const std::vector<std::string>& texts);
 
 }  // namespace account

@@ -55,6 +55,8 @@ inline constexpr char kProcesses[] = "processes";
 inline constexpr char kAborted[] = "aborted";
 inline constexpr char kCommand[] = "command";          // the command's argv
 inline constexpr char kInterrupted[] = "interrupted";  // the signal account run got
+inline constexpr char kStopSignals[] =
+    "stop_signals";  // signals that are the command's normal stop
 // account watch --tree: processes of the tree that no record shows (shorter
 // than one interval), their CPU, and how the count was made.
 inline constexpr char kUnseenProcesses[] = "unseen_processes";

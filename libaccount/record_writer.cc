@@ -226,6 +226,15 @@ void compose_tree_record(TextBuffer& out, const TreeFigures& tree) {
   out.key(kAborted);
   out.put(tree.aborted ? "true" : "false");
   if (tree.interrupted) out.field_int(kInterrupted, tree.interrupted);
+  if (tree.stop_signal_count > 0) {
+    out.key(kStopSignals);
+    out.put('[');
+    for (int i = 0; i < tree.stop_signal_count; ++i) {
+      if (i) out.put(',');
+      out.put_int(tree.stop_signals[i]);
+    }
+    out.put(']');
+  }
   if (tree.watch_start_ns) out.field(kWatchStartNs, tree.watch_start_ns);
   if (tree.unseen_source[0]) {
     out.field(kUnseenProcesses, tree.unseen_processes);

@@ -68,6 +68,10 @@ struct TreeFigures {
   int wait_status = 0;  // the command's raw wait status
   bool aborted = false;
   int interrupted = 0;  // the signal that interrupted account run, 0: none
+  // The signals that are the command's normal stop (--stop-signal; a watched
+  // root's TERM, INT, HUP): written as stop_signals when there are any.
+  const int* stop_signals = nullptr;
+  int stop_signal_count = 0;
   // The command's argv (argc strings), or none.
   const char* const* command = nullptr;
   int command_argc = 0;

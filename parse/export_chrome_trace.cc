@@ -107,13 +107,11 @@ json::object image_args(const ProcessRow& row) {
 }
 
 json::object run_args(const RunFigures& f) {
-  json::object args{{"cpu_s", finite(f.cpu_s)},
-                    {"size_bytes", f.size_bytes},
-                    {"resident_bytes", f.resident_bytes},
-                    {"copied_bytes", f.copied_bytes},
-                    {"malloc_bytes", f.malloc_bytes},
-                    {"wall_s", finite(f.wall_s)},
-                    {"processes", f.processes}};
+  json::object args{{"cpu_s", finite(f.cpu_s)},           {"size_bytes", f.size_bytes},
+                    {"resident_bytes", f.resident_bytes}, {"copied_bytes", f.copied_bytes},
+                    {"malloc_bytes", f.malloc_bytes},     {"wall_s", finite(f.wall_s)},
+                    {"processes", f.processes},           {"end", f.end.text()},
+                    {"counted", !f.end.failed()}};
   if (!f.host.empty()) args["host"] = f.host;
   return args;
 }

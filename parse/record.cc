@@ -112,6 +112,19 @@ class Fields {
                    "an object of non-negative number columns of equal length (t_ms, size, rss)");
     out = std::move(t);
   }
+  // An optional array of signal numbers (1 to 64).
+  void signals(const char* key, std::vector<int64_t>& out) {
+    const json::value* v = find(key, false);
+    if (!v) return;
+    if (!v->is_array()) return wrong(key, "an array of signal numbers");
+    for (const json::value& item : v->as_array()) {
+      std::optional<int64_t> n;
+      if (item.is_int64()) n = item.as_int64();
+      if (item.is_uint64() && item.as_uint64() <= 64) n = int64_t(item.as_uint64());
+      if (!n || *n < 1 || *n > 64) return wrong(key, "an array of signal numbers");
+      out.push_back(*n);
+    }
+  }
   void strings(const char* key, std::vector<std::string>& out, bool required = true) {
     const json::value* v = find(key, required);
     if (!v) return;
@@ -176,6 +189,7 @@ std::optional<Record> record_from_value(const json::value& value, std::string* r
     f.optional_i64(keys::kSignal, t.signal);
     f.boolean(keys::kAborted, t.aborted);
     f.optional_i64(keys::kInterrupted, t.interrupted);
+    f.signals(keys::kStopSignals, t.stop_signals);
     f.strings(keys::kCommand, t.command, false);
     f.u64(keys::kRun, t.run, false);
     f.u64(keys::kWatchStartNs, t.watch_start_ns, false);

@@ -80,8 +80,11 @@ struct TreeRecord {
   std::optional<int64_t> signal;
   bool aborted = false;
   std::optional<int64_t> interrupted;  ///< the signal that interrupted account run
-  std::vector<std::string> command;    ///< the command's argv; empty in older records
-  uint64_t run = 0;                    // 1-based repetition index within an `account run --repeat`
+  /// The signals that are the command's normal stop (`account run --stop-signal`;
+  /// TERM, INT, HUP to a watched root): ended by one, the run is stopped, not failed.
+  std::vector<int64_t> stop_signals;
+  std::vector<std::string> command;  ///< the command's argv; empty in older records
+  uint64_t run = 0;                  // 1-based repetition index within an `account run --repeat`
   /// account watch --tree: when the watch began (0 otherwise), the tree's
   /// processes no record shows and their CPU, and how they were counted
   /// ("proc_connector": exact; "loadavg": an upper bound; "": not a watch).

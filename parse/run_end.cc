@@ -1,6 +1,7 @@
 #include "run_end.h"
 
 #include <fmt/format.h>
+#include <string.h>
 
 #include <algorithm>
 #include <utility>
@@ -16,6 +17,7 @@ bool RunEnd::failed() const {
     case How::kAborted:
     case How::kInterrupted:
       return true;
+    case How::kStopped:
     case How::kUnknown:
       break;
   }
@@ -28,6 +30,10 @@ std::string RunEnd::text() const {
       return fmt::format("exit {}", code);
     case How::kSignal:
       return fmt::format("signal {}", code);
+    case How::kStopped: {
+      const char* name = code > 0 && code < 65 ? sigabbrev_np(int(code)) : nullptr;
+      return name ? fmt::format("stopped (SIG{})", name) : fmt::format("stopped (signal {})", code);
+    }
     case How::kKilled:
       return "killed";
     case How::kAborted:
@@ -43,7 +49,11 @@ std::string RunEnd::text() const {
 RunEnd end_of_tree(const TreeRecord& t) {
   if (t.interrupted) return {RunEnd::How::kInterrupted, *t.interrupted};
   if (t.aborted) return {RunEnd::How::kAborted, 0};
-  if (t.signal) return {RunEnd::How::kSignal, *t.signal};
+  if (t.signal) {
+    bool stop =
+        std::find(t.stop_signals.begin(), t.stop_signals.end(), *t.signal) != t.stop_signals.end();
+    return {stop ? RunEnd::How::kStopped : RunEnd::How::kSignal, *t.signal};
+  }
   if (t.exit_code) return {RunEnd::How::kExit, *t.exit_code};
   return {};
 }

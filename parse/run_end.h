@@ -11,19 +11,21 @@
 namespace account {
 
 struct RunEnd {
-  enum class How { kUnknown, kExit, kSignal, kKilled, kAborted, kInterrupted };
+  enum class How { kUnknown, kExit, kSignal, kStopped, kKilled, kAborted, kInterrupted };
   How how = How::kUnknown;
   int64_t code = 0;  ///< the exit code, or the signal number
 
-  /// Exited non-zero, died of a signal, killed, aborted (--timeout) or interrupted.
+  /// Exited non-zero, died of a signal that is not its stop signal, killed,
+  /// aborted (--timeout) or interrupted. Not failed: exit 0, stopped, unknown.
   bool failed() const;
-  /// "exit 0", "exit 128", "signal 9", "killed", "aborted (timeout)",
-  /// "interrupted (signal 2)", "unknown".
+  /// "exit 0", "exit 128", "signal 9", "stopped (SIGTERM)", "killed",
+  /// "aborted (timeout)", "interrupted (signal 2)", "unknown".
   std::string text() const;
 };
 
-/// A run of `account run`: its tree record decides. An interrupted run or an
-/// aborted one is that, whatever its command's status then was.
+/// A run of `account run` or `account watch --tree`: its tree record decides.
+/// An interrupted run or an aborted one is that, whatever its command's status
+/// then was; a command ended by one of the record's stop_signals is stopped.
 RunEnd end_of_tree(const TreeRecord& tree);
 
 /// One process image: `exit` with its code, `signal`, `killed`; kUnknown for

@@ -561,6 +561,7 @@ void expect_tree(const TreeRecord& got, const TreeRecord& want) {
   EXPECT_EQ(got.signal, want.signal);
   EXPECT_EQ(got.aborted, want.aborted);
   EXPECT_EQ(got.interrupted, want.interrupted);
+  EXPECT_EQ(got.stop_signals, want.stop_signals);
   EXPECT_EQ(got.command, want.command);
   EXPECT_EQ(got.run, want.run);
 }
@@ -583,7 +584,7 @@ TreeRecord expected_tree() {
   return t;
 }
 
-std::vector<std::string> tree_keys(const char* end_key, bool interrupted) {
+std::vector<std::string> tree_keys(const char* end_key, bool interrupted, bool stop_signals) {
   std::vector<std::string> k = {"schema",
                                 "kind",
                                 "test",
@@ -602,6 +603,7 @@ std::vector<std::string> tree_keys(const char* end_key, bool interrupted) {
   if (end_key) k.push_back(end_key);
   k.push_back("aborted");
   if (interrupted) k.push_back("interrupted");
+  if (stop_signals) k.push_back("stop_signals");
   return k;
 }
 
@@ -613,6 +615,7 @@ struct TreeCase {
   const char* end_key;
   std::optional<int64_t> exit_code, signal;
   int interrupted = 0;
+  std::vector<int> stop_signals = {};
 };
 
 TEST(SchemaRoundTrip, TreeRecords) {
@@ -626,6 +629,8 @@ TEST(SchemaRoundTrip, TreeRecords) {
       {"interrupted by SIGINT", true, 2, false, "signal", std::nullopt, 2, 2},
       {"interrupted by SIGTERM, the command exited 0", true, 0, false, "exit_code", 0, std::nullopt,
        15},
+      // account run --stop-signal TERM --stop-signal HUP (issue 33.1)
+      {"stopped by its stop signal", true, 15, false, "signal", std::nullopt, 15, 0, {15, 1}},
   };
   for (const TreeCase& c : cases) {
     SCOPED_TRACE(c.name);
@@ -634,10 +639,13 @@ TEST(SchemaRoundTrip, TreeRecords) {
     figures.wait_status = c.wait_status;
     figures.aborted = c.aborted;
     figures.interrupted = c.interrupted;
+    figures.stop_signals = c.stop_signals.data();
+    figures.stop_signal_count = int(c.stop_signals.size());
     std::string line = compose_tree(figures);
     expect_one_line(line);
     json::object o = raw(line);
-    EXPECT_EQ(keys_of(o), tree_keys(c.end_key, c.interrupted != 0)) << line;
+    EXPECT_EQ(keys_of(o), tree_keys(c.end_key, c.interrupted != 0, !c.stop_signals.empty()))
+        << line;
     EXPECT_EQ(o.at("schema").as_int64(), 1);
     EXPECT_EQ(o.at("kind").as_string(), "tree");
     EXPECT_EQ(o.at("aborted"), json::value(c.aborted));
@@ -646,6 +654,7 @@ TEST(SchemaRoundTrip, TreeRecords) {
     want.signal = c.signal;
     want.aborted = c.aborted;
     if (c.interrupted) want.interrupted = c.interrupted;
+    want.stop_signals.assign(c.stop_signals.begin(), c.stop_signals.end());
     expect_tree(parse_as<TreeRecord>(line), want);
   }
 }
