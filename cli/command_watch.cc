@@ -34,6 +34,8 @@ struct WatchOptions {
   bool tree = false, root_only_end = false;
   std::string textfile_dir, push_url;
   unsigned every_s = 15;
+  std::vector<std::string> stop_signal_texts;
+  std::vector<int> stop_signals;  // the watched root's normal stop (the tree record's)
 };
 
 // --textfile and --push: checked before the watch starts; nullopt without them.
@@ -72,6 +74,7 @@ int watch_whole_tree(const WatchOptions& o, const WatchRequest& one, WatchMetric
   request.timeline = one.timeline;
   request.timeline_points = one.timeline_points;
   request.root_only_end = o.root_only_end;
+  request.stop_signals = o.stop_signals;
   request.stop_fd = one.stop_fd;
   request.write = [&](const std::string& line) {
     if (metrics) metrics->record_written(line);
@@ -127,7 +130,10 @@ int command_watch(const Args& args) {
       "push", po::value(&o.push_url),
       "push the metrics to the Prometheus Pushgateway at URL (http://HOST:PORT)")(
       "every", po::value(&o.every_text)->default_value("15"),
-      "with --textfile or --push: publish every SECONDS (1-86400)");
+      "with --textfile or --push: publish every SECONDS (1-86400)")(
+      "stop-signal", po::value(&o.stop_signal_texts)->composing(),
+      "with --tree: SIG (repeatable) to the watched root is its normal stop, the watch reads "
+      "stopped, not failed (default: TERM, INT, HUP; none: every signal is a failure)");
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(desc).run(), vm);
   if (vm.count("help")) {
@@ -140,6 +146,9 @@ int command_watch(const Args& args) {
   o.timeline_points =
       unsigned(count_option("watch", "--timeline-points", o.timeline_points_text, 16, 65536));
   o.every_s = unsigned(count_option("watch", "--every", o.every_text, 1, 86400, "s"));
+  // How a server stops (SIGTERM from a service manager, Ctrl-C, a closed terminal).
+  if (o.stop_signal_texts.empty()) o.stop_signal_texts = {"TERM", "INT", "HUP"};
+  o.stop_signals = signals_option("watch", "--stop-signal", o.stop_signal_texts);
 
   // Before -o is probed (which creates it): a bad --textfile or --push leaves nothing.
   std::optional<WatchMetricsOptions> metrics_wanted = metrics_options(o, vm);

@@ -49,11 +49,13 @@ std::string RunEnd::text() const {
 RunEnd end_of_tree(const TreeRecord& t) {
   if (t.interrupted) return {RunEnd::How::kInterrupted, *t.interrupted};
   if (t.aborted) return {RunEnd::How::kAborted, 0};
-  if (t.signal) {
-    bool stop =
-        std::find(t.stop_signals.begin(), t.stop_signals.end(), *t.signal) != t.stop_signals.end();
-    return {stop ? RunEnd::How::kStopped : RunEnd::How::kSignal, *t.signal};
-  }
+  auto stop = [&](int64_t signal) {
+    return std::find(t.stop_signals.begin(), t.stop_signals.end(), signal) != t.stop_signals.end();
+  };
+  if (t.signal) return {stop(*t.signal) ? RunEnd::How::kStopped : RunEnd::How::kSignal, *t.signal};
+  // A wrapper (git for git-daemon, sh) exits 128+N when its child died of N.
+  if (t.exit_code && *t.exit_code > 128 && stop(*t.exit_code - 128))
+    return {RunEnd::How::kStopped, *t.exit_code - 128};
   if (t.exit_code) return {RunEnd::How::kExit, *t.exit_code};
   return {};
 }

@@ -25,7 +25,8 @@ struct RunEnd {
 
 /// A run of `account run` or `account watch --tree`: its tree record decides.
 /// An interrupted run or an aborted one is that, whatever its command's status
-/// then was; a command ended by one of the record's stop_signals is stopped.
+/// then was; a command ended by one of the record's stop_signals, or that
+/// exited 128+N for one of them N (a wrapper whose child it stopped), is stopped.
 RunEnd end_of_tree(const TreeRecord& tree);
 
 /// One process image: `exit` with its code, `signal`, `killed`; kUnknown for

@@ -222,8 +222,8 @@ run_mode() {
     "$changes" "$users" "$seed" "$clients" "$seconds" "$WORK/$mode/parallel"
   daemon_stop
   cat "$WORK/$mode/parallel"/[0-9]* >"$WORK/$mode/parallel.txt"
-  # The serve rows end by the SIGTERM that stops the daemon, which report counts
-  # as a failed run (exit status 4): take them in, and 4 is not an error here.
+  # The serve rows end stopped (daemon_start's --stop-signal TERM); a query
+  # that failed is counted here too and shown in Exit: 4 is not an error here.
   "$ACCOUNT" report --include-failed --format csv "$RECORDS" >"$WORK/$mode/report.csv" ||
     [ $? = 4 ]
   "$ACCOUNT" report --include-failed --percentiles --format csv "$RECORDS" \

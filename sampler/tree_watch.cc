@@ -201,6 +201,8 @@ std::string tree_record(const TreeWatchRequest& request, uint64_t watch_start_ns
   tree->processes = census.processes();
   tree->peaks = sampler.peaks();
   tree->have_status = watcher.root_status(&tree->wait_status);
+  tree->stop_signals = request.stop_signals.data();
+  tree->stop_signal_count = int(request.stop_signals.size());
   std::vector<const char*> argv;
   for (const std::string& a : watcher.root_argv()) argv.push_back(a.c_str());
   tree->command = argv.data();

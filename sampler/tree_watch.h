@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace account {
 
@@ -27,6 +28,8 @@ struct TreeWatchRequest {
   /// Use the netlink proc connector when it can be had (root); false: count
   /// unseen processes from /proc/loadavg, as without root.
   bool proc_connector = true;
+  /// Signals that are the root's normal stop: the tree record's stop_signals.
+  std::vector<int> stop_signals;
   int stop_fd = -1;  ///< readable: stop watching (Ctrl-C)
   /// Receives each record (one newline-terminated JSON line) when it is
   /// composed; false: it could not be written.

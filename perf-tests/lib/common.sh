@@ -127,7 +127,8 @@ daemon_start() {
     rm -f "$pidfile"
     : >"$WORK/daemon.jsonl"
     say "$test: $op (git daemon on 127.0.0.1:$DAEMON_PORT)"
-    "$ACCOUNT" run -q --test "$test" --op "$op" -o "$WORK/daemon.jsonl" \
+    # SIGTERM is how daemon_stop ends it: a stopped run, not a failed one.
+    "$ACCOUNT" run -q --test "$test" --op "$op" -o "$WORK/daemon.jsonl" --stop-signal TERM \
       ${RUN_OPTIONS[@]+"${RUN_OPTIONS[@]}"} -- \
       "$GIT" "${GIT_C[@]}" daemon --export-all --reuseaddr --informative-errors \
       --base-path="$base" --listen=127.0.0.1 --port="$DAEMON_PORT" \

@@ -199,5 +199,34 @@ TEST(RunEnd, WhatFailed) {
             "3 of 4 failed: 2× exit 1, signal 9");
 }
 
+// issue 33.1: the signal that is a run's normal stop (stop_signals) makes it
+// stopped, counted like exit 0; so does 128+N from a wrapper (git daemon).
+TEST(RunEnd, StoppedByItsStopSignal) {
+  TreeRecord t;
+  t.signal = 15;
+  EXPECT_TRUE(end_of_tree(t).failed());
+  EXPECT_EQ(end_of_tree(t).text(), "signal 15");
+  t.stop_signals = {2, 15};
+  EXPECT_FALSE(end_of_tree(t).failed());
+  EXPECT_EQ(end_of_tree(t).how, RunEnd::How::kStopped);
+  EXPECT_EQ(end_of_tree(t).text(), "stopped (SIGTERM)");
+  t.signal = 9;  // not a stop signal
+  EXPECT_TRUE(end_of_tree(t).failed());
+  t.signal.reset();
+  t.exit_code = 143;  // git exits 143 when git-daemon died of SIGTERM
+  EXPECT_EQ(end_of_tree(t).text(), "stopped (SIGTERM)");
+  t.exit_code = 137;  // 128+9: not a stop signal
+  EXPECT_EQ(end_of_tree(t).text(), "exit 137");
+  EXPECT_TRUE(end_of_tree(t).failed());
+  t.exit_code = 15;  // a plain exit 15 is not a signal
+  EXPECT_TRUE(end_of_tree(t).failed());
+  t.exit_code.reset();
+  t.signal = 15;
+  t.interrupted = 15;  // account run itself was interrupted: failed all the same
+  EXPECT_TRUE(end_of_tree(t).failed());
+  EXPECT_EQ(ends_summary({end_of_tree(TreeRecord{}), RunEnd{RunEnd::How::kStopped, 15}}),
+            "unknown, stopped (SIGTERM)");
+}
+
 }  // namespace
 }  // namespace account
