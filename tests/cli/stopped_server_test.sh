@@ -84,8 +84,14 @@ for stop in default none; do
   "$account" watch --pid $daemon --tree --test serve --op daemon "${extra[@]}" \
     -o "$dir/watch-$stop.jsonl" 2>/dev/null &
   watch=$!
-  sleep 0.3
-  git ls-remote "git://127.0.0.1:$port/repo.git" >/dev/null || fail "no answer under watch"
+  # Requests until the watch has written a record (the daemon's child that
+  # served one ended): it is attached, however slow its start on a busy machine.
+  for _ in $(seq 100); do
+    git ls-remote "git://127.0.0.1:$port/repo.git" >/dev/null || fail "no answer under watch"
+    [ -s "$dir/watch-$stop.jsonl" ] && break
+    sleep 0.1
+  done
+  [ -s "$dir/watch-$stop.jsonl" ] || fail "account watch wrote no record in 10 s"
   kill -TERM $daemon
   wait $watch || fail "account watch returned $?"
   wait $daemon 2>/dev/null
