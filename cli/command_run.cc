@@ -33,6 +33,7 @@
 #include "record.h"
 #include "record_file.h"
 #include "record_writer.h"
+#include "run_leftovers.h"
 #include "run_prepare.h"
 #include "run_signals.h"
 #include "shim_location.h"
@@ -213,12 +214,16 @@ bool reap_others(pid_t keep) {
 // The run's private directory for image files: on tmpfs, so the counters the
 // processes write never go to a disk. Empty if none can be made (the shim
 // then starts a sampler per image).
-std::string make_image_dir() {
+std::vector<std::string> image_dir_bases() {
   std::vector<std::string> bases = {"/dev/shm"};
   if (const char* tmp = getenv("TMPDIR"); tmp && *tmp) bases.emplace_back(tmp);
   bases.emplace_back("/tmp");
-  for (const std::string& base : bases) {
-    std::string tmpl = base + "/account-run-XXXXXX";
+  return bases;
+}
+
+std::string make_image_dir() {
+  for (const std::string& base : image_dir_bases()) {
+    std::string tmpl = run_name_template(base, "");
     if (mkdtemp(tmpl.data())) return tmpl;  // mode 0700
   }
   return "";
@@ -540,11 +545,14 @@ int command_run(const Args& args) {
   // From here on SIGINT, SIGTERM and SIGHUP are read in the poll loops, so no
   // signal ends account run before it has cleaned up.
   RunSignals signals;
+  // A run killed with SIGKILL left its directory and temporary output (its
+  // command died with it: PR_SET_PDEATHSIG): said once, and removed.
+  for (const std::string& line : remove_dead_runs(image_dir_bases())) print_message(line);
   TemporaryOutput temporary;
   std::string path;
   if (o.output.empty()) {
     const char* tmp = getenv("TMPDIR");
-    std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/account-run-XXXXXX.jsonl";
+    std::string tmpl = run_name_template(tmp && *tmp ? tmp : "/tmp", ".jsonl");
     int fd = mkstemps(tmpl.data(), 6);
     if (fd < 0)
       throw UsageError{

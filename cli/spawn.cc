@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,6 +44,9 @@ Spawned spawn_command(const std::vector<std::string>& command, const ChildSignal
     dfl.sa_handler = SIG_DFL;
     for (size_t i = 0; i < n_default; ++i) sigaction(to_default[i], &dfl, nullptr);
     sigprocmask(SIG_SETMASK, &signals.mask, nullptr);
+    // Dies with account run, also when it is SIGKILLed (which no handler
+    // sees). No race: vfork holds the parent until the exec.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     exec_ns = realtime_now();
     execvpe(argv[0], argv.data(), env);
     exec_errno = errno;
