@@ -122,16 +122,28 @@ std::optional<size_t> drawn_run(const Operation& op) {
   return order[(order.size() - 1) / 2];
 }
 
-MemoryChartData memory_chart_of_run(const RunFigures& run, size_t largest) {
+MemoryChartData memory_chart_of_run(const RunFigures& run, size_t largest,
+                                    const TimelineSpool* spool) {
   MemoryChartData d;
+  std::vector<const ProcessRecord*> records = records_of(run);
+  std::vector<ProcessRecord> loaded;  // the run's points, for this chart only
+  if (spool) {
+    loaded.reserve(records.size());  // the pointers below stay valid
+    for (const ProcessRecord*& r : records) {
+      if (!r->timeline || r->timeline->spooled == 0) continue;
+      loaded.push_back(*r);
+      loaded.back().timeline = spool->get(*r->timeline);
+      r = &loaded.back();
+    }
+  }
   std::vector<const ProcessRecord*> with;
-  for (const ProcessRecord* r : records_of(run)) {
+  for (const ProcessRecord* r : records) {
     d.timeline_recorded = d.timeline_recorded || r->timeline;
     if (r->timeline && !r->timeline->t_ms.empty()) with.push_back(r);
   }
   if (with.empty()) return d;
   for (const ProcessRecord* r : with) d.samples += r->timeline->t_ms.size();
-  uint64_t origin_ns = first_start(records_of(run));
+  uint64_t origin_ns = first_start(records);
   MemorySeries rss{"whole tree, resident", summed_curve(with, &Timeline::rss_bytes, origin_ns),
                    true};
   MemorySeries size{"whole tree, size", summed_curve(with, &Timeline::size_bytes, origin_ns),
@@ -160,7 +172,7 @@ MemoryChartData memory_chart_of_run(const RunFigures& run, size_t largest) {
   // when it is above the whole tree's sampled resident curve: a spike that
   // fell between two samples. (The size curve is another quantity: not compared.)
   const ProcessRecord* top = nullptr;
-  for (const ProcessRecord* r : records_of(run))
+  for (const ProcessRecord* r : records)
     if (!top || r->rss_peak_bytes > top->rss_peak_bytes) top = r;
   double sampled = 0;
   for (const CurvePoint& p : d.series[0].points) sampled = std::max(sampled, p.y);

@@ -12,6 +12,7 @@
 #include "backtrace_record.h"
 #include "backtrace_report.h"
 #include "svg_charts.h"
+#include "timeline_spool.h"
 
 namespace account {
 
@@ -24,8 +25,11 @@ std::optional<size_t> drawn_run(const Operation& op);
 /// the tree's resident and size (the sum over the processes alive at each
 /// sampled instant, each at its latest sample) and the resident of the
 /// `largest` processes by sampled resident peak. Empty series when no record
-/// of the run has a timeline.
-MemoryChartData memory_chart_of_run(const RunFigures& run, size_t largest = 4);
+/// of the run has a timeline. Points a TimelineSpool took are read back from
+/// `spool` for this chart only and released on return, so a page holds one
+/// run's points at a time.
+MemoryChartData memory_chart_of_run(const RunFigures& run, size_t largest = 4,
+                                    const TimelineSpool* spool = nullptr);
 
 /// One row per pid (the images of an exec chain in sequence on it), ordered by
 /// start; beyond `max_rows`, the rest are grouped by program into one row

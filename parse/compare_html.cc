@@ -100,7 +100,7 @@ std::string memory_section(const CompareHtmlInput& in, const OperationRows& o) {
     const Operation* op = find_op(in.inputs[b], o.test, o.op);
     std::optional<size_t> run = op ? drawn_run(*op) : std::nullopt;
     if (!run) continue;
-    MemoryChartData d = memory_chart_of_run(op->runs[*run]);
+    MemoryChartData d = memory_chart_of_run(op->runs[*run], 4, in.spool);
     if (d.series.empty() || d.samples < 2) continue;
     MemorySeries s = d.series[0];
     s.name = in.names[b] + ": whole tree, resident";
@@ -202,8 +202,10 @@ std::string compare_html(const CompareHtmlInput& in) {
 }
 
 std::string compare_page(const CompareOptions& options, std::vector<std::string> names,
-                         std::vector<std::vector<Operation>> inputs, Table table) {
+                         std::vector<std::vector<Operation>> inputs, Table table,
+                         const TimelineSpool* spool) {
   CompareHtmlInput in;
+  in.spool = spool;
   in.names = std::move(names);
   in.inputs = std::move(inputs);
   in.table = std::move(table);

@@ -13,6 +13,7 @@
 #include "backtrace_report.h"
 #include "report.h"
 #include "table.h"
+#include "timeline_spool.h"
 
 namespace account {
 
@@ -24,12 +25,16 @@ struct CompareHtmlInput {
   Table table;
   std::vector<std::vector<ProcessBacktraces>> backtraces;  ///< per build; may be empty
   std::vector<SymbolTable> symbols;                        ///< per build; may be empty
+  /// Where the records' timeline points wait (null: they are in the records):
+  /// each operation's section reads back its runs' points and drops them once drawn.
+  const TimelineSpool* spool = nullptr;
 };
 
 std::string compare_html(const CompareHtmlInput& input);
 
 /// run_compare's page: the backtraces of each file read again and symbolized.
 std::string compare_page(const CompareOptions& options, std::vector<std::string> names,
-                         std::vector<std::vector<Operation>> inputs, Table table);
+                         std::vector<std::vector<Operation>> inputs, Table table,
+                         const TimelineSpool* spool = nullptr);
 
 }  // namespace account

@@ -42,7 +42,7 @@ Drawn draw(const HtmlReportInput& in, const Operation& op, ChartKind kind, int w
                         drawn ? *drawn + 1 : 0, op.runs.size(), run ? run->wall_s : 0.0);
   switch (kind) {
     case ChartKind::kMemory: {
-      MemoryChartData memory = memory_chart_of_run(*run);
+      MemoryChartData memory = memory_chart_of_run(*run, 4, in.spool);
       if (memory.series.empty() && !memory.timeline_recorded) {
         d.note =
             "No timeline in these records: record one with <code>account run "
@@ -201,8 +201,10 @@ std::string chart_svg(const HtmlReportInput& in, size_t index, ChartKind kind, s
 }
 
 int render_pictures(const ReportOptions& options, const std::vector<std::string>& files,
-                    std::vector<Operation> ops, std::string* out, const MessageSink& err) {
+                    std::vector<Operation> ops, std::string* out, const MessageSink& err,
+                    const TimelineSpool* spool) {
   HtmlReportInput html;
+  html.spool = spool;
   html.files = files;
   html.table = operation_table(ops, options.columns, options.include_failed);
   if (options.sort) sort_rows(html.table, *options.sort);

@@ -15,6 +15,7 @@
 #include "render.h"
 #include "report.h"
 #include "table.h"
+#include "timeline_spool.h"
 
 namespace account {
 
@@ -28,6 +29,9 @@ struct HtmlReportInput {
   std::vector<Operation> ops;
   std::vector<ProcessBacktraces> backtraces;
   SymbolTable symbols;
+  /// Where the records' timeline points wait (null: they are in the records):
+  /// each chart reads back its run's points and drops them once drawn.
+  const TimelineSpool* spool = nullptr;
 };
 
 std::string html_report(const HtmlReportInput& input);
@@ -36,7 +40,8 @@ std::string html_report(const HtmlReportInput& input);
 /// operation_table, the backtraces of `files` read again and symbolized.
 /// Returns 1 (a line on err) when the chart's operation is not in `ops`.
 int render_pictures(const ReportOptions& options, const std::vector<std::string>& files,
-                    std::vector<Operation> ops, std::string* out, const MessageSink& err);
+                    std::vector<Operation> ops, std::string* out, const MessageSink& err,
+                    const TimelineSpool* spool = nullptr);
 
 /// The charts of an operation, as `--chart NAME` names them.
 enum class ChartKind { kMemory, kProcesses, kAllocations };

@@ -12,7 +12,6 @@
 
 #include "bad_lines.h"
 #include "by_host.h"
-#include "chart_data.h"
 #include "comma_list.h"
 #include "compare_change.h"
 #include "compare_html.h"
@@ -682,7 +681,7 @@ struct Input {
   Aggregator* into = nullptr;
 };
 
-// `spool`: where the records' timelines wait (pages: load_drawn_timelines).
+// `spool`: where the records' timelines wait (pages read each chart's back).
 int read_inputs(std::vector<Input>& inputs, bool strict, const MessageSink& err,
                 TimelineSpool* spool = nullptr) {
   uint64_t records = 0, bad = 0;
@@ -760,22 +759,6 @@ bool open_all(const std::vector<std::string>& files, std::vector<Input>* inputs,
   return ok;
 }
 
-// A page draws the timelines of each operation's drawn run only: those are
-// read back from the spool, the others stay on disk (memory holds the records
-// without their points, whatever the input's size).
-void load_drawn_timelines(std::vector<Operation>& ops, const TimelineSpool& spool) {
-  for (Operation& op : ops) {
-    std::optional<size_t> run = drawn_run(op);
-    if (!run) continue;
-    for (ProcessRow& row : op.runs[*run].process_rows) {
-      if (!row.record || !row.record->timeline || row.record->timeline->spooled == 0) continue;
-      auto loaded = std::make_shared<ProcessRecord>(*row.record);
-      loaded->timeline = spool.get(*row.record->timeline);
-      row.record = std::move(loaded);
-    }
-  }
-}
-
 }  // namespace
 
 int run_report(const ReportOptions& options, std::string* out, const MessageSink& err) {
@@ -791,11 +774,11 @@ int run_report(const ReportOptions& options, std::string* out, const MessageSink
   int status = read_inputs(inputs, options.strict, err, page ? &spool.emplace() : nullptr);
   if (status == 1) return 1;
   std::vector<Operation> ops = aggregator.finish();
-  if (spool) load_drawn_timelines(ops, *spool);
   note_unlabelled({&ops}, err);
   status = final_status(status, any_failed(ops));
   if (page) {
-    int drawn = render_pictures(options, files, std::move(ops), out, err);
+    int drawn =
+        render_pictures(options, files, std::move(ops), out, err, spool ? &*spool : nullptr);
     return drawn ? drawn : status;
   }
   Table table = options.by_process ? process_table(ops, options.columns)
@@ -836,7 +819,6 @@ int run_compare(const CompareOptions& options, std::string* out, const MessageSi
     if (s == 1) return 1;
     status = std::max(status, s);
     ops.push_back(aggregators.back()->finish());
-    if (spool) load_drawn_timelines(ops.back(), *spool);
     failed = failed || any_failed(ops.back());
   }
   std::vector<std::vector<Operation>*> all;
@@ -878,7 +860,8 @@ int run_compare(const CompareOptions& options, std::string* out, const MessageSi
                                                                             : GateStatus::kPassed;
   }
   if (options.format == Format::kHtml)
-    *out = compare_page(options, names, std::move(ops), std::move(table));
+    *out =
+        compare_page(options, names, std::move(ops), std::move(table), spool ? &*spool : nullptr);
   else
     *out = make_renderer(options.format)->render(table);
   return final_status(status, failed, gate);

@@ -197,6 +197,34 @@ TEST(ChartData, TheTreeCurveIsTheSumOfTheLatestSamplesOfTheLiveProcesses) {
   EXPECT_EQ(d.series[3].points.size(), 3u);
 }
 
+TEST(ChartData, ASpooledRunIsDrawnFromItsPointsReadBack) {
+  ProcessRecord a = process(1, "git", 0, 25, "exit");
+  add_timeline(&a, {0, 10, 20}, {1, 3, 2});
+  ProcessRecord b = process(2, "git-pack-objects", 5, 20, "exit");
+  add_timeline(&b, {0, 10}, {4, 5});
+  ProcessRecord c = process(3, "true", 1, 2, "exit");  // no timeline: nothing to read back
+  MemoryChartData held = memory_chart_of_run(run_of({a, b, c}));
+  TimelineSpool spool;
+  spool.put(*a.timeline);
+  spool.put(*b.timeline);
+  ASSERT_TRUE(a.timeline->t_ms.empty());  // the points are on disk now
+  RunFigures run = run_of({a, b, c});
+  EXPECT_TRUE(memory_chart_of_run(run).series.empty());  // without the spool: no points
+  MemoryChartData read = memory_chart_of_run(run, 4, &spool);
+  EXPECT_EQ(read.samples, 5u);
+  ASSERT_EQ(read.series.size(), held.series.size());
+  for (size_t i = 0; i < held.series.size(); ++i) {
+    EXPECT_EQ(read.series[i].name, held.series[i].name) << i;
+    ASSERT_EQ(read.series[i].points.size(), held.series[i].points.size()) << i;
+    for (size_t k = 0; k < held.series[i].points.size(); ++k) {
+      EXPECT_EQ(read.series[i].points[k].x, held.series[i].points[k].x) << i << " " << k;
+      EXPECT_EQ(read.series[i].points[k].y, held.series[i].points[k].y) << i << " " << k;
+    }
+  }
+  // The run's records keep no points after the chart: each section holds its own only.
+  EXPECT_TRUE(run.process_rows[0].record->timeline->t_ms.empty());
+}
+
 TEST(ChartData, TheKernelPeakIsMarkedWhereItIsAboveTheSampledResidentCurve) {
   ProcessRecord a = process(1, "git", 0, 25, "exit");
   add_timeline(&a, {0, 10, 20}, {1, 3, 2});
