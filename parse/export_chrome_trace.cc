@@ -14,6 +14,7 @@
 #include <limits>
 #include <optional>
 
+#include "counter_thinning.h"
 #include "exporter.h"
 
 namespace account {
@@ -38,21 +39,18 @@ json::object metadata(const char* name, int64_t pid, int64_t tid, const std::str
 // The counter tracks are bounded, so that an export of many --timeline records
 // stays a file a trace viewer loads (and its making within memory): the images'
 // tracks share kImagePoints points a figure, the runs' tree tracks kTreePoints,
-// each track at least kMinPoints. Below that every point is kept.
+// each track at least kMinPoints (counter_thinning.h). Below that every point
+// is kept.
 constexpr size_t kImagePoints = size_t(1) << 20;
 constexpr size_t kTreePoints = size_t(1) << 20;
 constexpr size_t kMinPoints = 16;
-
-size_t points_per_track(size_t budget, size_t tracks) {
-  return std::max(kMinPoints, budget / std::max<size_t>(tracks, 1));
-}
 
 // One memory figure of an image over time, (ns, bytes): the timeline's points,
 // then the sampler's last reading at the image's end when the record shows it.
 // The record's sampled peak covers every sample plus that last reading, so a
 // peak above every timeline point (or a peak without a timeline) is that
 // reading; otherwise its value is not in the record and no point is made up.
-using Series = std::vector<std::pair<uint64_t, uint64_t>>;
+using Series = CounterSeries;
 
 Series series_of(const ProcessRecord& r, const Timeline* tl, bool resident) {
   Series out;
@@ -66,21 +64,6 @@ Series series_of(const ProcessRecord& r, const Timeline* tl, bool resident) {
   }
   uint64_t peak = resident ? r.sampled_rss_peak_bytes : r.sampled_size_peak_bytes;
   if (tl && peak > largest) out.emplace_back(std::max(r.end_ns, r.start_ns), peak);
-  return out;
-}
-
-// At most `cap` points: each of `cap` equal slices keeps its highest point, so
-// the peaks survive.
-Series thinned(Series s, size_t cap) {
-  if (s.size() <= cap) return s;
-  Series out;
-  out.reserve(cap);
-  for (size_t b = 0; b < cap; ++b) {
-    auto from = s.begin() + ptrdiff_t(s.size() * b / cap);
-    auto to = s.begin() + ptrdiff_t(s.size() * (b + 1) / cap);
-    out.push_back(*std::max_element(
-        from, to, [](const auto& x, const auto& y) { return x.second < y.second; }));
-  }
   return out;
 }
 
@@ -220,7 +203,7 @@ void tree_counter(const RunFigures& run, const std::vector<Series>& series, bool
     sums.emplace_back(p.t_ns, sum > UINT64_MAX ? UINT64_MAX : uint64_t(sum));
   }
   std::string name = quoted(resident ? "tree resident" : "tree size");
-  for (const auto& [t, bytes] : thinned(std::move(sums), cap))
+  for (const auto& [t, bytes] : peak_thinned(std::move(sums), cap))
     events->counter(name, group, micros(t, origin), bytes);
 }
 
@@ -247,8 +230,8 @@ class ChromeTraceExporter : public Exporter {
         }
     }
     if (origin == std::numeric_limits<uint64_t>::max()) origin = 0;
-    size_t image_cap = points_per_track(kImagePoints, images);
-    size_t tree_cap = points_per_track(kTreePoints, runs);
+    size_t image_cap = points_per_track(kImagePoints, images, kMinPoints);
+    size_t tree_cap = points_per_track(kTreePoints, runs, kMinPoints);
 
     EventWriter events(out);
     events.text("{\"traceEvents\":[");
@@ -309,8 +292,8 @@ class ChromeTraceExporter : public Exporter {
           std::optional<Timeline> points;
           if (r.timeline) points = input.spool ? input.spool->get(*r.timeline) : *r.timeline;
           const Timeline* tl = points ? &*points : nullptr;
-          sizes.push_back(thinned(series_of(r, tl, false), image_cap));
-          residents.push_back(thinned(series_of(r, tl, true), image_cap));
+          sizes.push_back(peak_thinned(series_of(r, tl, false), image_cap));
+          residents.push_back(peak_thinned(series_of(r, tl, true), image_cap));
           // The image's size and resident tracks, named by pid: the images of
           // an exec chain continue one another's tracks.
           for (bool resident : {false, true}) {
