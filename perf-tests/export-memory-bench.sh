@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # export-memory-bench.sh: peak memory and time of `account export` in every
-# format on many --timeline records (issue 33 point 6: 100,000 timeline records
-# to chrome-trace in under 256 MiB and under a minute). A benchmark that prints
-# figures and their ratio to the target, not a test: CI does not time it.
+# format, and of the pages (`report --format html`, `compare --format html`),
+# on many --timeline records (issue 33 point 6: 100,000 timeline records to
+# chrome-trace in under 256 MiB and under a minute; every page bounded too). A
+# benchmark that prints figures and their ratio to the target, not a test: CI
+# does not time it.
 #
 # usage: export-memory-bench.sh [--account PATH] [--records N] [--points P] [RECORDS.jsonl...]
 #
 # Without RECORDS, writes N (default 100000) synthetic process records of
 # `account run --timeline`: operations of 100 processes with a tree record
 # each, every process with a P-point (default 150) timeline of size and
-# resident, about 5 KB a line as real timeline records are. Then runs the real
-# `account export -f FORMAT -o FILE` for each format under /usr/bin/time and
-# prints peak RSS, seconds and the output's size.
+# resident, about 5 KB a line as real timeline records are (100,000 records:
+# 1,000 operations). Then runs the real `account export -f FORMAT -o FILE` for
+# each format, `account report --format html -o FILE` and `account compare
+# --format html -o FILE` of the records against themselves, under
+# /usr/bin/time, and prints peak RSS, seconds and the output's size.
 set -euo pipefail
 
 PROG=export-memory-bench.sh
@@ -28,7 +32,7 @@ while [ $# -gt 0 ]; do
     --account) need_value "$1" $#; account_path=$2; shift 2 ;;
     --records) need_value "$1" $#; records=$2; shift 2 ;;
     --points) need_value "$1" $#; points=$2; shift 2 ;;
-    -h | --help) sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) usage_error "unknown option '$1'" ;;
     *) files+=("$1"); shift ;;
   esac
@@ -66,16 +70,24 @@ fi
 
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 printf 'records: %d lines, %s MiB\n' "$(cat "${files[@]}" | wc -l)" "$(mib "$(cat "${files[@]}" | wc -c)")"
-printf '%-13s %10s %8s %11s %12s %12s\n' format 'peak MiB' seconds 'output MiB' 'MiB/256 MiB' 's/60 s'
-for format in chrome-trace openmetrics folded pprof; do
-  status=0
-  /usr/bin/time -f '%M %e' -o "$WORK/time" \
-    "$ACCOUNT" export -f "$format" -o "$WORK/out.$format" "${files[@]}" 2>"$WORK/err" || status=$?
+printf '%-13s %10s %8s %11s %12s %12s\n' command 'peak MiB' seconds 'output MiB' 'MiB/256 MiB' 's/60 s'
+# One row: the command's peak RSS, seconds and output size against the targets.
+measure() {
+  local name=$1 out=$2 status=0
+  shift 2
+  /usr/bin/time -f '%M %e' -o "$WORK/time" "$@" 2>"$WORK/err" || status=$?
   [ "$status" = 0 ] || [ "$status" = 2 ] || [ "$status" = 4 ] ||
-    die "account export -f $format failed (status $status): $(head -3 "$WORK/err")"
+    die "$name failed (status $status): $(head -3 "$WORK/err")"
   read -r kib seconds <"$WORK/time"
-  awk -v f="$format" -v k="$kib" -v s="$seconds" -v o="$(wc -c <"$WORK/out.$format")" 'BEGIN {
+  awk -v f="$name" -v k="$kib" -v s="$seconds" -v o="$(wc -c <"$out")" 'BEGIN {
     printf "%-13s %10.1f %8.2f %11.1f %12.2f %12.2f\n", f, k / 1024, s, o / 1048576, k / 1024 / 256, s / 60 }'
-  rm -f "$WORK/out.$format"
+  rm -f "$out"
+}
+for format in chrome-trace openmetrics folded pprof; do
+  measure "$format" "$WORK/out.$format" "$ACCOUNT" export -f "$format" -o "$WORK/out.$format" "${files[@]}"
 done
+measure report-html "$WORK/report.html" "$ACCOUNT" report --format html -o "$WORK/report.html" "${files[@]}"
+# compare takes one file a build: the records (concatenated) against themselves.
+[ ${#files[@]} -eq 1 ] && side=${files[0]} || { cat "${files[@]}" >"$WORK/side.jsonl"; side=$WORK/side.jsonl; }
+measure compare-html "$WORK/compare.html" "$ACCOUNT" compare --format html -o "$WORK/compare.html" "$side" "$side"
 printf 'load average: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
