@@ -97,6 +97,8 @@ def main():
         os.mkdir(fixture)
         subprocess.run([os.path.join(here, "make_fixture.sh"), account, fixture, source, binary],
                        check=True, env=env)
+        # The README clones "the project checkout" from beside it: ../main.
+        os.symlink(os.path.join(fixture, "src"), os.path.join(tmp, "main"))
         for doc in docs + mans:
             path = os.path.join(source, doc)
             examples = man_examples(path) if doc.endswith(".h2m") else markdown_examples(path)
