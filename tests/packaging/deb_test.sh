@@ -4,10 +4,10 @@
 # directory (into a temporary directory, so the test leaves the build tree
 # alone). Its Depends names the package of every library the binaries need
 # (what dpkg-shlibdeps found), libunwind only in Recommends; it holds every file
-# the issue asks for, under /usr; it installs with `dpkg --root` into a
-# throw-away root with its own admin directory; and the installed
-# /usr/bin/account runs and finds the installed /usr/lib/<multiarch>/libaccount.so
-# by itself, ACCOUNT_LIB unset.
+# the issue asks for, under /usr, and every file its pages link; it installs
+# with `dpkg --root` into a throw-away root with its own admin directory; and
+# the installed /usr/bin/account runs and finds the installed
+# /usr/lib/<multiarch>/libaccount.so by itself, ACCOUNT_LIB unset.
 set -euo pipefail
 build=$1 src=$2
 tmp=$(mktemp -d)
@@ -39,6 +39,20 @@ for f in "$src"/docs/*.md; do want+=("/usr/share/doc/account/docs/${f##*/}"); do
 for f in "${want[@]}"; do
   grep -qxF "$f" "$tmp/contents" || fail "$f not in the package"
 done
+# Every local link of every shipped page (a screenshot, another page) leads to a
+# file of the package: ](target) less its #anchor, from the page's directory,
+# through the package's own symbolic links.
+links=0
+while IFS= read -r page; do
+  for target in $(grep -oP '\]\(\K[^)\s]+' "$page" | grep -vE '^(https?:|mailto:|#)' |
+    sed 's/#.*//' | sort -u); do
+    links=$((links + 1))
+    resolved=$(readlink -m "$(dirname "$page")/$target")
+    [[ $resolved == "$tmp/staged/"* && -f $resolved ]] ||
+      fail "${page#"$tmp/staged"} links $target, which the package does not hold"
+  done
+done < <(find "$tmp/staged" -name '*.md')
+[ "$links" -ge 20 ] || fail "only $links local links read from the shipped pages"
 outside=$(grep -v '^/usr/' "$tmp/contents" | grep -vx '/' || true)
 [ -z "$outside" ] || fail "files outside /usr: $outside"
 ! grep -q '^/usr/local/\|^/usr/lib/libaccount.so$' "$tmp/contents" ||
