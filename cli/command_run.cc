@@ -33,6 +33,7 @@
 #include "record.h"
 #include "record_file.h"
 #include "record_writer.h"
+#include "run_guard.h"
 #include "run_leftovers.h"
 #include "run_prepare.h"
 #include "run_signals.h"
@@ -589,6 +590,8 @@ int command_run(const Args& args) {
   std::vector<std::string> prepare_env;
   if (!o.prepare.empty()) prepare_env = unaccounted_environment(shim);
 
+  // Before the first child: if account run is killed, its guard kills the tree.
+  RunGuard guard;
   // Orphans (daemons, the shim's samplers) come back to us, so the tree stays whole.
   prctl(PR_SET_CHILD_SUBREAPER, 1);
 

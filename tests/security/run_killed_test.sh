@@ -1,6 +1,7 @@
 #!/bin/sh
-# Issue 34.7: SIGKILL of a root `account run` takes its command down with it
-# (PR_SET_PDEATHSIG), and the next run of the same user removes what it left
+# Issue 34.7: SIGKILL of a root `account run` takes its command's whole tree
+# down with it (its guard, cli/run_guard.h; the grandchild is asserted by
+# pid), and the next run of the same user removes what it left
 # (its image directory and temporary output) with one line saying the tree
 # record was lost. What nobody planted under a run's name is not touched.
 # Usage: run_killed_test.sh ACCOUNT
@@ -9,24 +10,33 @@ account=$1
 shared=$work/shared
 mkdir -m 1777 "$shared"
 
-TMPDIR=$shared "$account" run -q -- sh -c 'exec sleep 30' &
+# sh starts a sleep in the background and waits on another: the background
+# one is the command's child, which PR_SET_PDEATHSIG alone leaves running.
+TMPDIR=$shared "$account" run -q -- sh -c 'sleep 100 & sleep 100; wait' &
 run=$!
-child=
+sh_pid= sleeps=
 for _ in $(seq 100); do
-  child=$(cat /proc/$run/task/$run/children 2>/dev/null | tr -d " ") && [ -n "$child" ] &&
-    grep -q sleep /proc/$child/cmdline 2>/dev/null && break
+  sh_pid=$(tr -d " " </proc/$run/task/$run/children 2>/dev/null) && [ -n "$sh_pid" ] &&
+    sleeps=$(cat /proc/$sh_pid/task/*/children 2>/dev/null) &&
+    [ "$(echo $sleeps | wc -w)" -eq 2 ] && break
   sleep 0.05
 done
-[ -n "$child" ] || fail "the command did not start"
+[ "$(echo $sleeps | wc -w)" -eq 2 ] || fail "the command did not start both sleeps: '$sh_pid' '$sleeps'"
+for pid in $sleeps; do grep -q sleep /proc/$pid/cmdline || fail "$pid is no sleep"; done
 kill -9 $run
 wait $run 2>/dev/null || true
-dead=
-for _ in $(seq 20); do  # 1 s: gone, or a zombie of whoever reaps orphans
-  state=$(sed -n 's/^State:\t\(.\).*/\1/p' /proc/$child/status 2>/dev/null)
-  [ -z "$state" ] || [ "$state" = Z ] && { dead=1; break; }
-  sleep 0.05
+gone() {  # gone, or a zombie of whoever reaps orphans
+  state=$(sed -n 's/^State:\t\(.\).*/\1/p' /proc/$1/status 2>/dev/null)
+  [ -z "$state" ] || [ "$state" = Z ]
+}
+for pid in $sh_pid $sleeps; do
+  dead=
+  for _ in $(seq 20); do  # 1 s
+    gone $pid && { dead=1; break; }
+    sleep 0.05
+  done
+  [ -n "$dead" ] || { kill -9 $sh_pid $sleeps; fail "process $pid of the command's tree outlived account run"; }
 done
-[ -n "$dead" ] || { kill -9 "$child"; fail "the command outlived account run"; }
 ls -d /dev/shm/account-run-$run-* "$shared"/account-run-$run-*.jsonl >"$work/left" ||
   fail "nothing was left to clean"
 as_nobody mkdir "$shared/account-run-999999999-planted"
