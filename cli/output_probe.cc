@@ -1,12 +1,15 @@
 #include "output_probe.h"
 
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+
+#include "record_file.h"
 
 namespace account {
 
@@ -18,14 +21,13 @@ std::string reason(int err) {
   return err == ELOOP ? "it is a symbolic link (refused)" : std::strerror(err);
 }
 
-std::string probe_regular(int fd) {
+std::string probe_regular(int fd, const std::string& path) {
   // Bounded as the shim bounds its own wait: a lock held elsewhere for more
   // than a second leaves the file unprobed rather than risk cutting a record.
-  int tries = 0;
-  while (flock(fd, LOCK_EX | LOCK_NB) != 0) {  // released by close()
-    if (errno != EWOULDBLOCK && errno != EINTR) return "";
-    if (++tries == 1000) return "";
-    usleep(1000);
+  if (!lock_within_a_second(fd)) {
+    fmt::print(stderr, "account: the lock on {} was held for 1 s by another process; not probed\n",
+               path);
+    return "";
   }
   struct stat st;
   if (fstat(fd, &st) != 0) return reason(errno);
@@ -56,7 +58,7 @@ std::string probe_record_file(const std::string& path) {
   if (fstat(fd, &st) != 0) {
     err = reason(errno);
   } else if (S_ISREG(st.st_mode)) {
-    err = probe_regular(fd);
+    err = probe_regular(fd, path);
   } else if (S_ISCHR(st.st_mode)) {
     if (write(fd, "", 0) < 0) err = reason(errno);
   }

@@ -1,6 +1,7 @@
 #include "record_file.h"
 
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -25,6 +26,14 @@ std::string reason(int err) {
 }
 }  // namespace
 
+bool lock_within_a_second(int fd) {
+  for (int tries = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; ++tries) {  // released by close()
+    if ((errno != EWOULDBLOCK && errno != EINTR) || tries == 1000) return false;
+    usleep(1000);
+  }
+  return true;
+}
+
 std::string check_record_file(const std::string& path) {
   int fd = open_for_append(path);
   if (fd < 0) return reason(errno);
@@ -36,7 +45,11 @@ std::string append_record_line(const std::string& path, const std::string& line)
   int fd = open_for_append(path);
   if (fd < 0) return reason(errno);
   // As the shim does: never glue a record to a line a dead writer left unfinished.
-  flock(fd, LOCK_EX);  // released by close(); see libaccount/record.cc
+  if (!lock_within_a_second(fd))
+    fmt::print(stderr,
+               "account: the lock on {} was held for 1 s by another process; writing the record "
+               "without it\n",
+               path);
   char newline = '\n', last = '\n';
   struct stat st;
   if (fstat(fd, &st) == 0 && st.st_size > 0 && pread(fd, &last, 1, st.st_size - 1) != 1)

@@ -10,6 +10,11 @@ namespace account {
 /// fails before any work starts. Returns "" or the reason.
 std::string check_record_file(const std::string& path);
 
+/// Takes the exclusive flock every writer of a record file takes, waiting at
+/// most a second (the shim's bound): false when another process held it that
+/// long, or flock failed. Released by close().
+bool lock_within_a_second(int fd);
+
 /// Appends `line` with a single write. Returns "" or the reason.
 std::string append_record_line(const std::string& path, const std::string& line);
 

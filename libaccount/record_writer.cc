@@ -293,8 +293,15 @@ int append_record(const Settings& settings, int pid, const char* data, uint64_t 
   // record to the broken one. One writev keeps the append a single operation.
   // The check and the write happen under an exclusive flock, or a writer
   // could see another's record half-copied and add a needless blank line.
-  // Bounded: a lock held elsewhere for more than a second is ignored.
-  for (int i = 0; len > 0 && i < 1000 && raw_flock(fd, LOCK_EX | LOCK_NB) == -EWOULDBLOCK; ++i) {
+  // Bounded: a lock held elsewhere for more than a second is said (warn is
+  // one write(2) from a stack buffer: async-signal-safe) and ignored, so the
+  // record is still written.
+  for (int i = 0; len > 0 && raw_flock(fd, LOCK_EX | LOCK_NB) == -EWOULDBLOCK; ++i) {
+    if (i == 1000) {
+      warn("the lock on ", path,
+           " was held for 1 s by another process; writing the record without it");
+      break;
+    }
     timespec pause = {0, 1000000};
     nanosleep(&pause, nullptr);
   }
