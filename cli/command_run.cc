@@ -28,6 +28,7 @@
 #include "aggregate.h"
 #include "commands.h"
 #include "image_file.h"
+#include "metric.h"
 #include "option_values.h"
 #include "output_probe.h"
 #include "record.h"
@@ -35,6 +36,7 @@
 #include "record_writer.h"
 #include "run_guard.h"
 #include "run_leftovers.h"
+#include "render.h"
 #include "run_prepare.h"
 #include "run_signals.h"
 #include "shim_location.h"
@@ -142,6 +144,7 @@ struct RunResult {
   uint64_t start_ns = 0, end_ns = 0;  // the command's own: spawn to its end
   uint64_t tree_end_ns = 0;           // when the last process of the tree ended
   uint64_t processes = 0;
+  uint64_t processes_without_shim = 0;
   SampledPeaks peaks{};
   uint64_t own_cpu_ns = 0;    // account run's CPU for this run (the tree record's sampler_cpu_s)
   bool lingering = false;     // daemons outlive the command: a sampler writes the tree record
@@ -158,6 +161,7 @@ std::string tree_record(const RunOptions& o, const RunResult& r, unsigned run) {
   t.end_ns = r.end_ns;
   t.tree_end_ns = r.tree_end_ns;
   t.processes = r.processes;
+  t.processes_without_shim = r.processes_without_shim;
   t.peaks = r.peaks;
   t.have_sampler_cpu = true;
   t.sampler_cpu_ns = r.own_cpu_ns;
@@ -286,6 +290,7 @@ void linger(TreeSampler& tree, const RunOptions& o, const std::string& path, Run
   tree.empty_image_dir();  // counts what it finds: before the tree record
   r.tree_end_ns = std::max(r.end_ns, tree.last_end_ns());
   r.processes = tree.processes_seen();
+  r.processes_without_shim = tree.processes_without_shim();
   r.peaks = tree.peaks();
   r.own_cpu_ns += process_cpu_now_ns();  // a fork's own CPU starts at 0
   if (temporary)
@@ -328,6 +333,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
     return r;
   }
   pid_t child = spawned.pid;
+  tree.add_root(child);
   r.start_ns = spawned.exec_ns;
   int child_fd = int(syscall(SYS_pidfd_open, child, 0));
   Ticker ticker(o.interval_ms ? o.interval_ms : 5);
@@ -411,6 +417,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   waitpid(child, &r.status, 0);
   reap_others(-1);
   r.processes = tree.processes_seen();
+  r.processes_without_shim = tree.processes_without_shim();
   r.peaks = tree.peaks();
   r.own_cpu_ns = process_cpu_now_ns() - cpu_at_start;
   r.tree_end_ns = std::max(r.end_ns, tree.last_end_ns());
@@ -443,6 +450,12 @@ std::string how_it_ended(const RunEnd& end) {
   return "";
 }
 
+// "1.2 MiB", or "– MiB" where no process of the run had the shim (unknown, not 0).
+std::string counted_mib(const RunFigures& run, Metric m) {
+  if (!metric_counted(run, m)) return fmt::format("{} MiB", kUnknownText);
+  return fmt::format("{:.1f} MiB", metric_of(run, m));
+}
+
 void print_summary(const RunOptions& o, const std::string& path, std::streamoff from,
                    const RunResult& r, const std::string& pending_tree, bool temporary) {
   std::ifstream in(path);
@@ -463,11 +476,13 @@ void print_summary(const RunOptions& o, const std::string& path, std::streamoff 
   std::string label = o.test.empty() && o.op.empty() ? "" : fmt::format("{} {}: ", o.test, o.op);
   fmt::print(stderr,
              "account: {}{} process{}, wall {:.2f} s, cpu {:.2f} s, peak size {:.2f} MiB, "
-             "resident {:.2f} MiB, copied {:.1f} MiB, malloc {:.1f} MiB{}{}{}\n",
+             "resident {:.2f} MiB, copied {}, malloc {}{}{}{}{}\n",
              label, run.processes, run.processes == 1 ? "" : "es",
              double(r.end_ns - r.start_ns) / 1e9, run.cpu_s, double(run.size_bytes) / mib,
-             double(run.resident_bytes) / mib, double(run.copied_bytes) / mib,
-             double(run.malloc_bytes) / mib, r.aborted ? " (aborted: timeout)" : "",
+             double(run.resident_bytes) / mib, counted_mib(run, Metric::kCopied),
+             counted_mib(run, Metric::kMalloc),
+             run.processes_without_shim ? " (" + without_shim_note(run) + ")" : "",
+             r.aborted ? " (aborted: timeout)" : "",
              r.interrupted ? fmt::format(" (interrupted: SIG{})", sigabbrev_np(r.interrupted))
              : r.aborted   ? ""
                            : how_it_ended(run.end),

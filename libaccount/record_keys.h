@@ -52,6 +52,8 @@ inline constexpr char kTimeline[] = "timeline";
 inline constexpr char kRun[] = "run";
 inline constexpr char kTreeEndNs[] = "tree_end_ns";
 inline constexpr char kProcesses[] = "processes";
+// Processes of the tree that never had the shim (static, set-user-ID programs).
+inline constexpr char kProcessesWithoutShim[] = "processes_without_shim";
 inline constexpr char kAborted[] = "aborted";
 inline constexpr char kCommand[] = "command";          // the command's argv
 inline constexpr char kInterrupted[] = "interrupted";  // the signal account run got

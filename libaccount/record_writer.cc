@@ -211,6 +211,7 @@ void compose_tree_record(TextBuffer& out, const TreeFigures& tree) {
   out.field(kEndNs, tree.end_ns);
   if (tree.tree_end_ns) out.field(kTreeEndNs, tree.tree_end_ns);
   out.field(kProcesses, tree.processes);
+  if (tree.processes_without_shim) out.field(kProcessesWithoutShim, tree.processes_without_shim);
   out.field(kSampledSizePeak, tree.peaks.size_bytes);
   out.field(kSampledRssPeak, tree.peaks.rss_bytes);
   out.field(kSampledRssAnonPeak, tree.peaks.anon_bytes);

@@ -59,7 +59,8 @@ struct TreeFigures {
   uint64_t start_ns = 0, end_ns = 0;  // the command: spawn to its end
   uint64_t tree_end_ns = 0;           // the last process of the tree (0: not known)
   uint64_t processes = 0;
-  SampledPeaks peaks{};  // of the summed tree
+  uint64_t processes_without_shim = 0;  // written when not 0
+  SampledPeaks peaks{};                 // of the summed tree
   // account run: the CPU it spent itself on this run (the tree sampler, the
   // spawn, the waiting), as sampler_cpu_s.
   bool have_sampler_cpu = false;

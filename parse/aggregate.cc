@@ -33,6 +33,7 @@ std::string joined(const std::vector<std::string>& argv) {
 struct ProcFigures {
   int64_t pid = 0;
   bool exec = false;
+  bool counted = true;  // the shim counted its copies and allocations
   double cpu_s = 0;
   uint64_t size = 0, rss = 0, anon = 0, heap = 0, copied = 0, malloc = 0;
   uint64_t start_ns = 0, end_ns = 0;
@@ -44,6 +45,7 @@ ProcFigures figures_of(const ProcessRecord& p) {
   ProcFigures f;
   f.pid = p.pid;
   f.exec = p.end == "exec";
+  f.counted = p.counted;
   f.cpu_s = p.cpu_user_s + p.cpu_sys_s;
   f.size = std::max(p.vm_peak_bytes, p.sampled_size_peak_bytes);
   f.rss = std::max(p.rss_peak_bytes, p.sampled_rss_peak_bytes);
@@ -106,6 +108,9 @@ struct RunAcc {
   RunPeak size, rss, anon;
   uint64_t heap = 0;
   uint64_t copied = 0, malloc = 0, processes = 0;
+  uint64_t counted = 0;            // process records the shim wrote
+  uint64_t uncounted_records = 0;  // records of processes without it ("counted": false)
+  uint64_t tree_without_shim = 0;  // the tree record's processes_without_shim
   // The root process (earliest start) decides how a run without a tree ended.
   int64_t root_pid = 0;
   uint64_t root_start = 0;
@@ -113,7 +118,9 @@ struct RunAcc {
   std::string root_command;
   std::unordered_map<int64_t, RunEnd> failed_ends;  // pid -> a failed image's end
   uint64_t min_start = std::numeric_limits<uint64_t>::max(), max_start = 0, max_end = 0;
-  std::unordered_map<int64_t, double> exec_cpu;  // pid -> CPU of an image that exec'd
+  // pid -> CPU of an image that exec'd, and whether the shim counted it: with
+  // no later image of that pid recorded, the next image ran without the shim.
+  std::unordered_map<int64_t, std::pair<double, bool>> exec_cpu;
   std::vector<ProcessRow> rows;
 
   void take_root(int64_t pid, uint64_t start, const RunEnd& end, const std::string& command) {
@@ -132,7 +139,7 @@ struct RunAcc {
     else if (f.pid == root_pid && f.end.how != RunEnd::How::kUnknown)
       root_end = f.end;
     if (f.exec) {
-      exec_cpu[f.pid] = f.cpu_s;
+      exec_cpu[f.pid] = {f.cpu_s, f.counted};
     } else {
       exec_cpu.erase(f.pid);
       cpu_s += f.cpu_s;
@@ -144,6 +151,7 @@ struct RunAcc {
     add_saturating(copied, f.copied);
     add_saturating(malloc, f.malloc);
     ++processes;
+    ++(f.counted ? counted : uncounted_records);
     min_start = std::min(min_start, f.start_ns);
     max_start = std::max(max_start, f.start_ns);
     max_end = std::max(max_end, f.end_ns);
@@ -164,6 +172,8 @@ struct RunAcc {
     add_saturating(copied, other.copied);
     add_saturating(malloc, other.malloc);
     processes += other.processes;
+    counted += other.counted;
+    uncounted_records += other.uncounted_records;
     min_start = std::min(min_start, other.min_start);
     max_start = std::max(max_start, other.max_start);
     max_end = std::max(max_end, other.max_end);
@@ -183,12 +193,17 @@ struct RunAcc {
     tree_how = end_of_tree(t);
     tree_command = joined(t.command);
     unseen_cpu_s = t.unseen_cpu_s;
+    tree_without_shim = t.processes_without_shim;
   }
 
   RunFigures finish() {
     RunFigures r;
     r.cpu_s = cpu_s + unseen_cpu_s;
-    for (const auto& [pid, cpu] : exec_cpu) r.cpu_s += cpu;
+    uint64_t exec_without_shim = 0;
+    for (const auto& [pid, image] : exec_cpu) {
+      r.cpu_s += image.first;
+      exec_without_shim += image.second ? 1 : 0;
+    }
     r.size_bytes = size.value();
     r.resident_bytes = rss.value();
     r.anon_bytes = anon.value();
@@ -196,6 +211,10 @@ struct RunAcc {
     r.copied_bytes = copied;
     r.malloc_bytes = malloc;
     r.processes = processes;
+    r.shim_processes = counted;
+    add_saturating(r.processes_without_shim, uncounted_records);
+    add_saturating(r.processes_without_shim, tree_without_shim);
+    add_saturating(r.processes_without_shim, exec_without_shim);
     r.has_tree = has_tree;
     r.end = has_tree ? tree_how : root_end;
     r.command = has_tree && !tree_command.empty() ? tree_command : root_command;
@@ -438,9 +457,16 @@ RunFigures median_of_runs(const std::vector<RunFigures>& runs) {
   m.size_bytes = median<uint64_t>(runs, [](const RunFigures& r) { return r.size_bytes; });
   m.resident_bytes = median<uint64_t>(runs, [](const RunFigures& r) { return r.resident_bytes; });
   m.anon_bytes = median<uint64_t>(runs, [](const RunFigures& r) { return r.anon_bytes; });
-  m.heap_bytes = median<uint64_t>(runs, [](const RunFigures& r) { return r.heap_bytes; });
-  m.copied_bytes = median<uint64_t>(runs, [](const RunFigures& r) { return r.copied_bytes; });
-  m.malloc_bytes = median<uint64_t>(runs, [](const RunFigures& r) { return r.malloc_bytes; });
+  // Copies, allocations and heap: over the runs where the shim counted some.
+  std::vector<RunFigures> shim_runs;
+  for (const RunFigures& r : runs) {
+    add_saturating(m.shim_processes, r.shim_processes);
+    add_saturating(m.processes_without_shim, r.processes_without_shim);
+    if (r.shim_processes > 0) shim_runs.push_back(r);
+  }
+  m.heap_bytes = median<uint64_t>(shim_runs, [](const RunFigures& r) { return r.heap_bytes; });
+  m.copied_bytes = median<uint64_t>(shim_runs, [](const RunFigures& r) { return r.copied_bytes; });
+  m.malloc_bytes = median<uint64_t>(shim_runs, [](const RunFigures& r) { return r.malloc_bytes; });
   m.wall_s = median<double>(runs, [](const RunFigures& r) { return r.wall_s; });
   m.processes = median<uint64_t>(runs, [](const RunFigures& r) { return r.processes; });
   return m;

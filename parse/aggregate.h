@@ -37,6 +37,12 @@ struct RunFigures {
   uint64_t malloc_bytes = 0;    ///< summed
   double wall_s = 0;            ///< tree end - start, or the span of the processes
   uint64_t processes = 0;       ///< process records seen
+  /// Processes whose copies and allocations the shim counted (its records),
+  /// and those it never ran in (static or set-user-ID programs, watched ones):
+  /// copied, malloc and heap are unknown with no shim process. Summed over the
+  /// runs in median_of_runs.
+  uint64_t shim_processes = 0;
+  uint64_t processes_without_shim = 0;
   bool has_tree = false;
   RunEnd end;           ///< the tree record's, or the root process's (run_end.h)
   std::string command;  ///< the tree's command, else the root process's argv, space-joined

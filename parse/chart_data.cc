@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "render.h"
 #include "saturating.h"
 
 namespace account {
@@ -270,10 +271,12 @@ std::vector<TimelineRow> timeline_of_run(const RunFigures& run, double* span_s, 
     b.end = r.end;
     b.tooltip = fmt::format(
         "{}\npid {}, {}\n{:.3f} s, cpu {:.3f} s, peak resident {:.2f} MiB, size {:.2f} MiB\n"
-        "malloc {:.2f} MiB, copied {:.2f} MiB",
+        "malloc {} MiB, copied {} MiB",
         command_line(r), r.pid, ending_text(r), b.end_s - b.start_s, r.cpu_user_s + r.cpu_sys_s,
         double(r.rss_peak_bytes) / kMiB, double(r.vm_peak_bytes) / kMiB,
-        double(r.malloc_bytes) / kMiB, double(r.copied_bytes) / kMiB);
+        // Without the shim nobody counted them: unknown, not 0.
+        r.counted ? fmt::format("{:.2f}", double(r.malloc_bytes) / kMiB) : kUnknownText,
+        r.counted ? fmt::format("{:.2f}", double(r.copied_bytes) / kMiB) : kUnknownText);
     return b;
   };
   std::vector<TimelineRow> rows;

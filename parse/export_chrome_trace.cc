@@ -16,6 +16,7 @@
 
 #include "counter_thinning.h"
 #include "exporter.h"
+#include "metric.h"
 
 namespace account {
 
@@ -79,9 +80,9 @@ json::object image_args(const ProcessRow& row) {
                     {"cpu_s", finite(r.cpu_user_s + r.cpu_sys_s)},
                     {"size_bytes", row.size_bytes},
                     {"resident_bytes", row.resident_bytes},
-                    {"copied_bytes", r.copied_bytes},
-                    {"malloc_bytes", r.malloc_bytes},
-                    {"malloc_calls", r.malloc_calls},
+                    {"copied_bytes", r.counted ? json::value(r.copied_bytes) : nullptr},
+                    {"malloc_bytes", r.counted ? json::value(r.malloc_bytes) : nullptr},
+                    {"malloc_calls", r.counted ? json::value(r.malloc_calls) : nullptr},
                     {"sampled_size_peak_bytes", r.sampled_size_peak_bytes},
                     {"sampled_rss_peak_bytes", r.sampled_rss_peak_bytes}};
   if (r.exit_code) args["exit_code"] = *r.exit_code;
@@ -96,6 +97,10 @@ json::object run_args(const RunFigures& f) {
                     {"processes", f.processes},           {"end", f.end.text()},
                     {"counted", !f.end.failed()}};
   if (!f.host.empty()) args["host"] = f.host;
+  // Nobody counted them: null, not 0.
+  if (!metric_counted(f, Metric::kCopied)) args["copied_bytes"] = nullptr;
+  if (!metric_counted(f, Metric::kMalloc)) args["malloc_bytes"] = nullptr;
+  if (f.processes_without_shim) args["processes_without_shim"] = f.processes_without_shim;
   return args;
 }
 

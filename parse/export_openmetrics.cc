@@ -9,6 +9,7 @@
 
 #include "by_host.h"
 #include "exporter.h"
+#include "metric.h"
 
 namespace account {
 
@@ -20,6 +21,8 @@ struct Family {
   const char* help;
   double (*value)(const RunFigures&, size_t runs, size_t failed);
   bool figure = true;  ///< a median: absent where no run counted
+  /// The figure it is (metric.h): absent where nobody counted it (unknown, not 0).
+  std::optional<Metric> metric = std::nullopt;
 };
 
 // The CSV columns of `account report`, in that order.
@@ -33,9 +36,11 @@ const Family kFamilies[] = {
      "Peak resident size: the larger of the tree's concurrent peak and the largest process's",
      [](const RunFigures& f, size_t, size_t) { return double(f.resident_bytes); }},
     {"account_copied_bytes", "bytes", "Bytes copied by memcpy, memmove and friends",
-     [](const RunFigures& f, size_t, size_t) { return double(f.copied_bytes); }},
+     [](const RunFigures& f, size_t, size_t) { return double(f.copied_bytes); }, true,
+     Metric::kCopied},
     {"account_malloc_bytes", "bytes", "Bytes requested from malloc and friends",
-     [](const RunFigures& f, size_t, size_t) { return double(f.malloc_bytes); }},
+     [](const RunFigures& f, size_t, size_t) { return double(f.malloc_bytes); }, true,
+     Metric::kMalloc},
     {"account_runs", "", "Runs of the operation the figures are the median of",
      [](const RunFigures&, size_t runs, size_t) { return double(runs); }, false},
     {"account_wall_seconds", "seconds", "Wall time of the command",
@@ -86,6 +91,7 @@ class OpenMetricsExporter : public Exporter {
       for (size_t i = 0; i < series.size(); ++i) {
         const Operation& o = series[i].operation;
         if (f.figure && counted[i] == 0) continue;
+        if (f.metric && !metric_counted(medians[i], *f.metric)) continue;
         out += fmt::format("{}{{test=\"{}\",operation=\"{}\",host=\"{}\"}} {}\n", f.name,
                            escaped(o.test), escaped(o.op), escaped(series[i].host),
                            f.value(medians[i], counted[i], failed[i]));

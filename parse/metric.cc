@@ -50,7 +50,27 @@ std::string unknown_metric(std::string_view name) {
 }
 
 bool metric_counted(const RunFigures& r, Metric m) {
-  return m != Metric::kAnon || r.anon_bytes > 0;
+  switch (m) {
+    case Metric::kAnon:
+      return r.anon_bytes > 0;
+    case Metric::kHeap:
+    case Metric::kCopied:
+    case Metric::kMalloc:
+      return r.shim_processes > 0;
+    default:
+      return true;
+  }
+}
+
+bool metric_partly_counted(const RunFigures& r, Metric m) {
+  return metric_counted(r, m) && r.processes_without_shim > 0 &&
+         (m == Metric::kHeap || m == Metric::kCopied || m == Metric::kMalloc);
+}
+
+std::string without_shim_note(const RunFigures& r) {
+  uint64_t all = r.shim_processes + r.processes_without_shim;
+  return fmt::format("{} of {} process{} ran without the shim", r.processes_without_shim, all,
+                     all == 1 ? "" : "es");
 }
 
 double metric_of(const RunFigures& r, Metric m) {

@@ -24,9 +24,14 @@ const char* metric_name(Metric m);
 /// The figure in the unit the tables print: seconds, or MiB.
 double metric_of(const RunFigures& r, Metric m);
 /// Whether the run's records counted the figure at all (false: unknown, not
-/// 0). Today only anon can be missing: records without
-/// sampled_rss_anon_peak_bytes leave it 0.
+/// 0): anon without sampled_rss_anon_peak_bytes; copied, malloc and heap when
+/// no process of the run had the shim (a static program, a watched server).
 bool metric_counted(const RunFigures& r, Metric m);
+/// Counted, but some processes of the run ran without the shim: the figure
+/// leaves theirs out (a lower bound), and says so (without_shim_note).
+bool metric_partly_counted(const RunFigures& r, Metric m);
+/// "2 of 27 processes ran without the shim".
+std::string without_shim_note(const RunFigures& r);
 
 struct MetricInfo {
   const char* key;      ///< the column key in CSV and JSON ("cpu_s")

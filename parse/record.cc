@@ -180,6 +180,7 @@ std::optional<Record> record_from_value(const json::value& value, std::string* r
     f.u64(keys::kEndNs, t.end_ns);
     f.u64(keys::kTreeEndNs, t.tree_end_ns, false);
     f.u64(keys::kProcesses, t.processes);
+    f.u64(keys::kProcessesWithoutShim, t.processes_without_shim, false);
     f.u64(keys::kSampledSizePeak, t.sampled_size_peak_bytes);
     f.u64(keys::kSampledRssPeak, t.sampled_rss_peak_bytes);
     f.u64(keys::kSampledRssAnonPeak, t.sampled_rss_anon_peak_bytes, false);
@@ -237,6 +238,7 @@ std::optional<Record> record_from_value(const json::value& value, std::string* r
   f.optional_i64(keys::kSignal, p.signal);
   f.string(keys::kWrittenBy, p.written_by, false);
   f.boolean(keys::kAborted, p.aborted);
+  f.boolean(keys::kCounted, p.counted);
   f.timeline(keys::kTimeline, p.timeline);
   // "running": account watch stopped before the process ended.
   if (f.ok() && p.end != "exit" && p.end != "exec" && p.end != "signal" && p.end != "killed" &&

@@ -57,6 +57,9 @@ struct ProcessRecord {
   std::optional<int64_t> signal;
   std::string written_by;
   bool aborted = false;
+  /// false (`"counted": false`, account watch): nothing ran inside the process,
+  /// so its malloc and copy figures are unknown, not 0.
+  bool counted = true;
   std::optional<Timeline> timeline;
 };
 
@@ -69,6 +72,9 @@ struct TreeRecord {
   uint64_t end_ns = 0;       ///< the command's end (its own wall is end - start)
   uint64_t tree_end_ns = 0;  ///< the last process of the tree; 0 in older records
   uint64_t processes = 0;
+  /// Processes of the tree that never had the shim (no image file: a static or
+  /// set-user-ID program); 0 when absent.
+  uint64_t processes_without_shim = 0;
   uint64_t sampled_size_peak_bytes = 0;
   uint64_t sampled_rss_peak_bytes = 0;
   uint64_t sampled_rss_anon_peak_bytes = 0;  ///< concurrent anon peak; 0 when absent

@@ -20,6 +20,13 @@ std::optional<Format> parse_format(std::string_view name) {
   return std::nullopt;
 }
 
+size_t display_width(std::string_view text) {
+  // UTF-8: every byte but a continuation byte starts a character.
+  return size_t(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
+}
+
 int nonzero_decimals(double v, int decimals) {
   if (v == 0 || !std::isfinite(v)) return decimals;
   return std::max(decimals, std::min(17, int(-std::floor(std::log10(std::abs(v))))));
@@ -46,6 +53,8 @@ std::string cell_text(const Cell& cell, const Column& column) {
       return percent_text(cell.number, cell.significant);
     case Cell::Kind::kNotApplicable:
       return "N/A";
+    case Cell::Kind::kUnknown:
+      return kUnknownText;
   }
   return {};
 }
@@ -113,7 +122,8 @@ class TextTableRenderer : public Renderer {
       const Column& col = t.columns[cols[i]];
       sep[i] = i == 0 ? 0 : col.sep;
       size_t w = col.width;
-      for (const Row& r : t.rows) w = std::max(w, display_text(r.cells[cols[i]], col).size());
+      for (const Row& r : t.rows)
+        w = std::max(w, display_width(display_text(r.cells[cols[i]], col)));
       for (const std::string* h : {&col.heading1, &col.heading2}) {
         size_t need =
             col.align == Align::kRight && h->size() > sep[i] ? h->size() - sep[i] : h->size();
@@ -139,15 +149,17 @@ class TextTableRenderer : public Renderer {
       start[i] = x + sep[i];
       x = start[i] + width[i];
     }
-    auto place = [&](std::string& line, size_t i, const std::string& text, Align align) {
+    // `shift`: bytes of the line so far beyond its characters (UTF-8 "–").
+    auto place = [&](std::string& line, size_t i, const std::string& text, Align align,
+                     size_t shift = 0) {
       if (text.empty()) return;
-      size_t end = start[i] + width[i];
+      size_t end = start[i] + width[i] + shift + text.size() - display_width(text);
       if (align == Align::kRight)
         put(line, end >= text.size() ? end - text.size() : 0, text);
       else if (align == Align::kLeft)
-        put(line, start[i], text);
+        put(line, start[i] + shift, text);
       else
-        put(line, start[i] + (width[i] - std::min(width[i], text.size()) + 1) / 2, text);
+        put(line, start[i] + shift + (width[i] - std::min(width[i], text.size()) + 1) / 2, text);
     };
 
     std::string out;
@@ -184,8 +196,9 @@ class TextTableRenderer : public Renderer {
       for (size_t i = 0; i < cols.size(); ++i) {
         const Column& col = t.columns[cols[i]];
         std::string text = display_text(r.cells[cols[i]], col);
-        line.resize(start[i], ' ');
-        place(line, i, text, col.align == Align::kCenter ? Align::kLeft : col.align);
+        size_t shift = line.size() - display_width(line);
+        line.resize(start[i] + shift, ' ');
+        place(line, i, text, col.align == Align::kCenter ? Align::kLeft : col.align, shift);
       }
       out += rstrip(line) + '\n';
     }

@@ -28,6 +28,11 @@ std::unique_ptr<Renderer> make_renderer(Format format);
 /// The columns the text table, Markdown and HTML show, in order.
 std::vector<size_t> visible_columns(const Table& table);
 
+/// What a figure nobody counted reads as in tables, Markdown, HTML and SVG.
+inline constexpr char kUnknownText[] = "\u2013";  // –
+/// Characters of UTF-8 text (the width a terminal gives it, for the dashes here).
+size_t display_width(std::string_view text);
+
 /// The text of one cell as the table and Markdown show it (its mark included).
 std::string display_text(const Cell& cell, const Column& column);
 

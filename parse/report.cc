@@ -60,6 +60,13 @@ void add_label_columns(Table& t) {
   t.columns.push_back(op);
 }
 
+std::string operation_name(const std::string& test, const std::string& op) {
+  return test.empty() ? op : test + "/" + op;
+}
+
+// Marks a figure some processes of the operation were not counted in.
+constexpr char kPartlyCountedMark[] = "\u2020";  // †
+
 // The figure columns and add_figures below must agree on the extra columns.
 size_t add_figure_columns(Table& t, const ExtraColumns& extra) {
   size_t first = t.columns.size();
@@ -98,8 +105,22 @@ size_t figure_count(const ExtraColumns& extra) {
   return figure_metrics(extra).size();
 }
 
-void add_figures(Row& r, const RunFigures& f, const ExtraColumns& extra) {
-  for (Metric m : figure_metrics(extra)) r.cells.push_back(Cell::of_number(metric_of(f, m)));
+// A figure nobody counted is unknown ("–"), never 0. One some processes were
+// not counted in gets a mark, and `notes` a footnote saying how many.
+void add_figures(Row& r, const RunFigures& f, const ExtraColumns& extra,
+                 std::vector<std::string>* notes = nullptr, const std::string& label = "") {
+  bool partly = false;
+  for (Metric m : figure_metrics(extra)) {
+    Cell cell = metric_counted(f, m) ? Cell::of_number(metric_of(f, m)) : Cell::unknown();
+    if (notes && metric_partly_counted(f, m)) {
+      cell.mark = kPartlyCountedMark;
+      partly = true;
+    }
+    r.cells.push_back(cell);
+  }
+  if (partly)
+    notes->push_back(fmt::format("{} {}: {}; its Copied and Malloc leave theirs out.",
+                                 kPartlyCountedMark, label, without_shim_note(f)));
 }
 
 // Where no run is counted (every run failed) the figures are blank, not zero.
@@ -251,7 +272,7 @@ Table operation_table(const std::vector<Operation>& ops, const ExtraColumns& ext
     if (runs.empty())
       add_blank_figures(r, extra);
     else
-      add_figures(r, m, extra);
+      add_figures(r, m, extra, &t.notes, operation_name(o.test, o.op));
     r.cells.push_back(Cell::of_integer(int64_t(runs.size())));
     r.cells.push_back(runs.empty() ? Cell::empty() : Cell::of_number(m.wall_s));
     r.cells.push_back(runs.empty() ? Cell::empty() : Cell::of_number(double(m.processes)));
@@ -303,6 +324,9 @@ Table process_table(const std::vector<Operation>& ops, const ExtraColumns& extra
         f.heap_bytes = p.record ? p.record->heap_peak_bytes : 0;
         f.copied_bytes = p.copied_bytes;
         f.malloc_bytes = p.malloc_bytes;
+        bool counted = !p.record || p.record->counted;
+        f.shim_processes = counted ? 1 : 0;
+        f.processes_without_shim = counted ? 0 : 1;
         add_figures(r, f, extra);
         r.cells.push_back(Cell::of_integer(int64_t(run + 1)));
         r.cells.push_back(Cell::of_integer(p.pid));
@@ -395,10 +419,6 @@ const char* mark_of(Verdict v) {
     default:
       return " ";
   }
-}
-
-std::string operation_name(const std::string& test, const std::string& op) {
-  return test.empty() ? op : test + "/" + op;
 }
 
 // The Note of a change row without a verdict (`where`: " where runs vary"
@@ -532,7 +552,8 @@ Table compare_table(const std::vector<std::string>& names,
         if (counted[i].empty())
           add_blank_figures(r, extra);
         else
-          add_figures(r, median_of_runs(counted[i]), extra);
+          add_figures(r, median_of_runs(counted[i]), extra, &t.notes,
+                      operation_name(test, op) + " (" + names[i] + ")");
         r.cells.push_back(Cell::of_integer(int64_t(counted[i].size())));
         if (exit) add_exit_cells(r, *slots[i]);
         finish_row(r, marking);
@@ -594,7 +615,12 @@ Table compare_table(const std::vector<std::string>& names,
         interval.cells.resize(t.columns.size());
         interval.cells[2] =
             Cell::of_text(fmt::format("  {:.0f}% interval", kCompareConfidence * 100));
+        RunFigures median_a = median_of_runs(counted[0]), median_b = median_of_runs(counted[i]);
         for (const MetricChange& c : changes) {
+          if (!metric_counted(median_a, c.metric) || !metric_counted(median_b, c.metric)) {
+            r.cells.push_back(Cell::unknown());  // no change between unknowns
+            continue;
+          }
           Cell cell = c.change_pct ? Cell::of_percent(*c.change_pct) : Cell::not_applicable();
           if (verdict) cell.mark = mark_of(c.estimate.verdict);
           cell.significant = verdict && cell.mark == std::string("*");

@@ -35,7 +35,9 @@ struct Span {
 };
 
 struct Cell {
-  enum class Kind { kEmpty, kText, kNumber, kInteger, kPercent, kNotApplicable };
+  /// kUnknown: a figure nobody counted ("–" in tables, empty in CSV, null in
+  /// JSON), never printed as 0.
+  enum class Kind { kEmpty, kText, kNumber, kInteger, kPercent, kNotApplicable, kUnknown };
   Kind kind = Kind::kEmpty;
   std::string text;
   double number = 0;
@@ -52,6 +54,7 @@ struct Cell {
   static Cell of_integer(int64_t v) { return {Kind::kInteger, {}, 0, v, {}, false}; }
   static Cell of_percent(double v) { return {Kind::kPercent, {}, v, 0, {}, false}; }
   static Cell not_applicable() { return {Kind::kNotApplicable, {}, 0, 0, {}, false}; }
+  static Cell unknown() { return {Kind::kUnknown, {}, 0, 0, {}, false}; }
 };
 
 struct Row {

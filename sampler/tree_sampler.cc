@@ -274,6 +274,7 @@ void TreeSampler::discover_images() {
     if (removed.count(name) && parse_image_name(name.c_str(), &id) && !images_.count(name) &&
         !stillborn_.count(name)) {
       seen_.insert(id.pid);
+      shimmed_.insert(id.pid);
       continue;
     }
     look_at_image(name);
@@ -319,6 +320,7 @@ void TreeSampler::look_at_image(const std::string& name) {
   if (!parse_image_name(name.c_str(), &id) || images_.count(name)) return;
   // A process of the tree, also when it ended before any tick saw it alive.
   seen_.insert(id.pid);
+  shimmed_.insert(id.pid);
   auto image = std::make_unique<Image>();
   std::string path = image_dir_ + "/" + name;
   uint32_t write_error = 0;
@@ -947,6 +949,12 @@ bool is_shim_sampler(const CpuAndExit& stat) {
   // The shim's short-lived first clone has no exit signal and is a copy of its
   // parent until it renames itself.
   return std::strcmp(stat.comm, "account-sampler") == 0 || stat.exit_signal == 0;
+}
+
+uint64_t TreeSampler::processes_without_shim() const {
+  uint64_t n = 0;
+  for (pid_t pid : seen_) n += shimmed_.count(pid) ? 0 : 1;
+  return n;
 }
 
 }  // namespace account

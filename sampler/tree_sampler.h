@@ -144,6 +144,14 @@ class TreeSampler {
   /// Distinct processes of the tree: seen alive in a tick, or known by an
   /// image file (a short image may end before the first tick).
   uint64_t processes_seen() const { return seen_.size(); }
+  /// The command itself (account run's child) is one of the tree's processes,
+  /// even when it ended before any tick could see it.
+  void add_root(pid_t pid) { seen_.insert(pid); }
+  /// Of those, the processes that never made an image file: they ran without
+  /// the shim (a static or set-user-ID program), so nothing counted their
+  /// copies and allocations. A lower bound: one that lived less than a tick
+  /// and was not the command may be missed.
+  uint64_t processes_without_shim() const;
   /// Live descendants in the last tick.
   const std::vector<pid_t>& live() const { return live_; }
   /// When the last process the sampler watched ended (realtime ns; 0: none).
@@ -213,6 +221,7 @@ class TreeSampler {
   uint64_t ticks_ = 0;
   SampledPeaks tree_{};
   std::set<pid_t> seen_;
+  std::set<pid_t> shimmed_;    // pids of seen_ that made an image file
   std::set<pid_t> sighted_;    // sighted in the last tick's walk, not met yet
   bool meet_at_once_ = false;  // settle(): no first sighting waits
   std::vector<pid_t> live_;

@@ -165,14 +165,14 @@ TEST(Report, AnonColumnInTheTable) {
   EXPECT_EQ(o.status, 0);
   EXPECT_TRUE(o.err.empty());
   // compile: the tree's concurrent 38.5 MiB; link: ld's own 60.25 MiB, above its
-  // tree's 50; strip: a record without the key.
+  // tree's 50; strip: a record without the key, unknown (not 0).
   EXPECT_EQ(o.out,
             "                                              Maximum (MiB)     Copied   Malloc\n"
             "     *Test*     Operation  CPU(s)   Size  Resident    Anon      (MiB)    (MiB)\n"
             "--------------- ---------  ------  -------  -------  -------   -------  -------\n"
             "build           compile      1.55   120.00    52.00    38.50       4.0     22.0\n"
             "build           link         0.50   210.00    95.00    60.25      16.0      8.0\n"
-            "build           strip        0.05    10.00     4.00     0.00       1.0      0.5\n");
+            "build           strip        0.05    10.00     4.00        \u2013       1.0      0.5\n");
 }
 
 TEST(Report, AnonColumnInCsvComesAfterTheDefaultHeader) {
@@ -183,7 +183,7 @@ TEST(Report, AnonColumnInCsvComesAfterTheDefaultHeader) {
             "processes,anon_mib\n"
             "build,compile,1.55,120,52,4,22,1,2,2,38.5\n"
             "build,link,0.5,210,95,16,8,1,1,1,60.25\n"
-            "build,strip,0.05,10,4,1,0.5,1,0.1,1,0\n");
+            "build,strip,0.05,10,4,1,0.5,1,0.1,1,\n");
   // Without --columns the same input has today's header and nothing more.
   std::string plain = testing::report(options_for("anon.jsonl", Format::kCsv)).out;
   EXPECT_EQ(
@@ -194,13 +194,14 @@ TEST(Report, AnonColumnInCsvComesAfterTheDefaultHeader) {
 TEST(Report, AnonColumnInJsonAndMarkdown) {
   std::string json = testing::report(with_anon(Format::kJson)).out;
   EXPECT_NE(json.find(R"("processes": 2, "anon_mib": 38.5},)"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"("processes": 1, "anon_mib": null})"), std::string::npos) << json;
   EXPECT_EQ(testing::report(with_anon(Format::kMarkdown)).out,
             "| Test | Operation | CPU (s) | Max size (MiB) | Max resident (MiB) | Max anon (MiB) "
             "| Copied (MiB) | Malloc (MiB) |\n"
             "| :--- | :--- | ---: | ---: | ---: | ---: | ---: | ---: |\n"
             "| build | compile | 1.55 | 120.00 | 52.00 | 38.50 | 4.0 | 22.0 |\n"
             "| build | link | 0.50 | 210.00 | 95.00 | 60.25 | 16.0 | 8.0 |\n"
-            "| build | strip | 0.05 | 10.00 | 4.00 | 0.00 | 1.0 | 0.5 |\n");
+            "| build | strip | 0.05 | 10.00 | 4.00 | \u2013 | 1.0 | 0.5 |\n");
 }
 
 TEST(Report, AnonColumnByProcess) {

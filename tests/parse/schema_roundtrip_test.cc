@@ -562,6 +562,7 @@ void expect_tree(const TreeRecord& got, const TreeRecord& want) {
   EXPECT_EQ(got.aborted, want.aborted);
   EXPECT_EQ(got.interrupted, want.interrupted);
   EXPECT_EQ(got.stop_signals, want.stop_signals);
+  EXPECT_EQ(got.processes_without_shim, want.processes_without_shim);
   EXPECT_EQ(got.command, want.command);
   EXPECT_EQ(got.run, want.run);
 }
@@ -584,7 +585,8 @@ TreeRecord expected_tree() {
   return t;
 }
 
-std::vector<std::string> tree_keys(const char* end_key, bool interrupted, bool stop_signals) {
+std::vector<std::string> tree_keys(const char* end_key, bool interrupted, bool stop_signals,
+                                   bool without_shim) {
   std::vector<std::string> k = {"schema",
                                 "kind",
                                 "test",
@@ -600,6 +602,7 @@ std::vector<std::string> tree_keys(const char* end_key, bool interrupted, bool s
                                 "sampled_rss_anon_peak_bytes",
                                 "samples",
                                 "sampler_cpu_s"};
+  if (without_shim) k.insert(k.begin() + 10, "processes_without_shim");
   if (end_key) k.push_back(end_key);
   k.push_back("aborted");
   if (interrupted) k.push_back("interrupted");
@@ -616,6 +619,7 @@ struct TreeCase {
   std::optional<int64_t> exit_code, signal;
   int interrupted = 0;
   std::vector<int> stop_signals = {};
+  uint64_t processes_without_shim = 0;
 };
 
 TEST(SchemaRoundTrip, TreeRecords) {
@@ -631,6 +635,8 @@ TEST(SchemaRoundTrip, TreeRecords) {
        15},
       // account run --stop-signal TERM --stop-signal HUP (issue 33.1)
       {"stopped by its stop signal", true, 15, false, "signal", std::nullopt, 15, 0, {15, 1}},
+      // a static program in the tree (issue 33.3)
+      {"processes without the shim", true, 0, false, "exit_code", 0, std::nullopt, 0, {}, 2},
   };
   for (const TreeCase& c : cases) {
     SCOPED_TRACE(c.name);
@@ -641,10 +647,12 @@ TEST(SchemaRoundTrip, TreeRecords) {
     figures.interrupted = c.interrupted;
     figures.stop_signals = c.stop_signals.data();
     figures.stop_signal_count = int(c.stop_signals.size());
+    figures.processes_without_shim = c.processes_without_shim;
     std::string line = compose_tree(figures);
     expect_one_line(line);
     json::object o = raw(line);
-    EXPECT_EQ(keys_of(o), tree_keys(c.end_key, c.interrupted != 0, !c.stop_signals.empty()))
+    EXPECT_EQ(keys_of(o), tree_keys(c.end_key, c.interrupted != 0, !c.stop_signals.empty(),
+                                    c.processes_without_shim != 0))
         << line;
     EXPECT_EQ(o.at("schema").as_int64(), 1);
     EXPECT_EQ(o.at("kind").as_string(), "tree");
@@ -655,6 +663,7 @@ TEST(SchemaRoundTrip, TreeRecords) {
     want.aborted = c.aborted;
     if (c.interrupted) want.interrupted = c.interrupted;
     want.stop_signals.assign(c.stop_signals.begin(), c.stop_signals.end());
+    want.processes_without_shim = c.processes_without_shim;
     expect_tree(parse_as<TreeRecord>(line), want);
   }
 }

@@ -1,0 +1,99 @@
+// Unknown is not zero (issue 33.3): a statically linked program runs without
+// the shim, so nobody counts its copies and allocations. account run records
+// that (processes_without_shim), and every output says unknown: "–" in the
+// table, Markdown and the run summary, empty in CSV, null in JSON, absent in
+// OpenMetrics; where only some processes ran without it, a mark and a footnote.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "run_program.h"
+
+namespace account::testing {
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+ProgramResult account(std::vector<std::string> args) {
+  args.insert(args.begin(), ACCOUNT_CLI_PATH);
+  return run_program(args);
+}
+
+TEST(RunWithoutShim, StaticProgramsFiguresAreUnknownNotZero) {
+  TempDir dir;
+  std::string out = dir.file("r.jsonl");
+  ProgramResult run =
+      account({"run", "-o", out, "--test", "t", "--op", "static", "--", STATIC_PROGRAM_PATH});
+  ASSERT_EQ(run.status, 0) << run.err;
+  // Its copies were real (copy_calls.c makes 21,800 bytes of them), yet unknown.
+  EXPECT_NE(run.err.find("copied \u2013 MiB, malloc \u2013 MiB (1 of 1 process ran without the "
+                         "shim)"),
+            std::string::npos)
+      << run.err;
+  std::string records = slurp(out);
+  EXPECT_NE(records.find("\"processes_without_shim\":1,"), std::string::npos) << records;
+
+  ProgramResult csv = account({"report", "--format", "csv", out});
+  EXPECT_EQ(csv.status, 0) << csv.err;
+  std::istringstream lines(csv.out);
+  std::string header, row;
+  std::getline(lines, header);
+  std::getline(lines, row);
+  EXPECT_EQ(header.substr(0, 64),
+            "test,operation,cpu_s,size_mib,resident_mib,copied_mib,malloc_mib");
+  // test, op, cpu, size, resident, then copied and malloc empty.
+  size_t at = 0;
+  for (int i = 0; i < 5; ++i) at = row.find(',', at) + 1;
+  EXPECT_EQ(row.substr(at, 3), ",,1") << row;
+
+  ProgramResult json = account({"report", "--format", "json", out});
+  EXPECT_NE(json.out.find("\"copied_mib\": null, \"malloc_mib\": null"), std::string::npos)
+      << json.out;
+
+  ProgramResult table = account({"report", out});
+  std::string last = table.out.substr(table.out.rfind("t   "));
+  EXPECT_NE(last.find("\u2013        \u2013\n"), std::string::npos) << table.out;
+  EXPECT_EQ(last.find(" 0.0 "), std::string::npos) << table.out;
+
+  ProgramResult md = account({"report", "--format", "markdown", out});
+  EXPECT_NE(md.out.find("| \u2013 | \u2013 |"), std::string::npos) << md.out;
+
+  ProgramResult om = account({"export", "--format", "openmetrics", out});
+  EXPECT_EQ(om.status, 0) << om.err;
+  EXPECT_EQ(om.out.find("account_copied_bytes{"), std::string::npos) << om.out;
+  EXPECT_EQ(om.out.find("account_malloc_bytes{"), std::string::npos) << om.out;
+  EXPECT_NE(om.out.find("account_cpu_seconds{test=\"t\",operation=\"static\""), std::string::npos)
+      << om.out;
+
+  // The gate cannot judge a figure nobody counted: exit 5, not a pass.
+  ProgramResult gate = account({"compare", out, out, "--fail-on", "copied=5%"});
+  EXPECT_EQ(gate.status, 5) << gate.out << gate.err;
+}
+
+TEST(RunWithoutShim, SomeProcessesWithoutTheShimGetAFootnote) {
+  TempDir dir;
+  std::string out = dir.file("r.jsonl");
+  // The shell has the shim and execs the static program: that image is the
+  // one without it (the shell's record ends "exec", and no record follows).
+  ProgramResult run = account({"run", "-q", "-o", out, "--test", "t", "--op", "mixed", "--",
+                               "/bin/sh", "-c", std::string("exec ") + STATIC_PROGRAM_PATH});
+  ASSERT_EQ(run.status, 0) << run.err;
+  ProgramResult table = account({"report", out});
+  EXPECT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("\u2020 t/mixed: 1 of 2 processes ran without the shim; its Copied "
+                           "and Malloc leave theirs out.\n"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("\u2020  "), std::string::npos) << table.out;  // the marked figures
+  ProgramResult csv = account({"report", "--format", "csv", out});
+  EXPECT_EQ(csv.out.find(",,"), std::string::npos) << csv.out;  // counted: figures, no blanks
+}
+
+}  // namespace
+}  // namespace account::testing
