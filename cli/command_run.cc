@@ -579,6 +579,11 @@ int command_run(const Args& args) {
       throw UsageError{fmt::format("run: cannot write the temporary file {}: {}", path, err)};
   } else {
     path = fs::absolute(o.output).string();
+    // Records (argv included) never go into a file another user made and reads.
+    if (struct stat st;
+        lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid != geteuid())
+      throw UsageError{fmt::format("run: -o {} is owned by another user (uid {}): refused",
+                                   o.output, st.st_uid)};
     if (std::string err = probe_record_file(path); !err.empty())
       throw UsageError{fmt::format("run: cannot write -o {}: {}", o.output, err)};
   }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -318,6 +319,13 @@ int append_record(const Settings& settings, int pid, const char* data, uint64_t 
     raw_close(fd);
     return ESTALE;
   }
+  // The run made its output as this process's user: a regular file another
+  // user owns (one that user made before the run) gets no record. The euid
+  // of the exec (auxiliary vector: no system call).
+  if (settings.output_pinned && S_ISREG(st.st_mode) && st.st_uid != getauxval(AT_EUID)) {
+    raw_close(fd);
+    return EPERM;
+  }
   char last;
   if (len > 0 && have_stat && st.st_size > 0 && raw_pread(fd, &last, 1, st.st_size - 1) == 1 &&
       last != '\n')
@@ -347,7 +355,8 @@ bool check_output_writable(const Settings& settings, int pid) {
        err == ELOOP ? "it is a symbolic link (refused)"
        : settings.output_pinned && (err == ESTALE || err == ENOENT)
            ? "it is not the file account run made (the run is over; refused)"
-           : strerrordesc_np(err),
+       : settings.output_pinned && err == EPERM ? "it is owned by another user (refused)"
+                                                : strerrordesc_np(err),
        "; this process is not recorded");
   return false;
 }

@@ -1,0 +1,34 @@
+#!/bin/sh
+# A file another user made at root's output gets none of root's records: a
+# root `account run -o` refuses it at start, and the shim, given it as the
+# run's pinned output, writes nothing into it (owner is not its effective uid).
+# Usage: output_owner_test.sh ACCOUNT SHIM PROGRAM
+. "$(dirname "$0")/common.sh"
+account=$1
+shim=$2
+program=$3
+shared=$work/shared
+mkdir -m 1777 "$shared"
+planted=$shared/records.jsonl
+as_nobody sh -c ': >"$1"; chmod 0666 "$1"' sh "$planted"
+
+"$account" run -q -o "$planted" -- "$program" >/dev/null 2>"$work/err" && fail "run accepted nobody's file"
+[ "$(cat "$work/err")" = "account: run: -o $planted is owned by another user (uid 65534): refused" ] ||
+  fail "not the one line: $(cat "$work/err")"
+[ ! -s "$planted" ] || fail "written: $(cat "$planted")"
+
+# The shim, as a process of a run whose pinned output is nobody's file.
+id=$(stat -c '%d:%i' "$planted")
+env LD_PRELOAD="$shim" ACCOUNT_OUTPUT="$planted" ACCOUNT_OUTPUT_ID="$id" "$program" \
+  >/dev/null 2>"$work/err" || fail "the program failed"
+grep -qxF "account: cannot write records to ACCOUNT_OUTPUT=$planted: it is owned by another user (refused); this process is not recorded" "$work/err" ||
+  fail "not the line: $(cat "$work/err")"
+[ ! -s "$planted" ] || fail "the shim wrote: $(cat "$planted")"
+
+# Root's own pinned file gets the record.
+own=$work/own.jsonl
+: >"$own"
+env LD_PRELOAD="$shim" ACCOUNT_OUTPUT="$own" ACCOUNT_OUTPUT_ID="$(stat -c '%d:%i' "$own")" "$program" \
+  >/dev/null 2>"$work/err" || fail "the program failed"
+[ "$(grep -c '"kind":"process"' "$own")" -eq 1 ] || fail "root's own record: $(cat "$own") $(cat "$work/err")"
+echo ok
