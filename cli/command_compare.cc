@@ -92,9 +92,11 @@ int command_compare(const Args& args) {
   OutputFile file("compare", output, read_files(o.files));
   std::unique_ptr<Symbolizer> symbolizer;
   if (o.format == Format::kHtml) o.symbolizer = (symbolizer = make_addr2line_symbolizer()).get();
-  std::string out;
-  int status = run_compare(o, &out, print_message);
-  if (status != 1) file.write(out);
+  // Streamed into the temporary file (a page section by section); renamed
+  // into place only when whole.
+  int status = run_compare(
+      o, [&file](std::string_view bytes) { file.append(bytes); }, print_message);
+  if (status != 1) file.commit();
   return status;
 }
 

@@ -156,9 +156,11 @@ int command_report(const Args& args) {
     symbolizer = make_addr2line_symbolizer();
     o.symbolizer = symbolizer.get();
   }
-  std::string out;
-  int status = run_report(o, &out, print_message);
-  if (status != 1) file.write(out);
+  // Streamed into the temporary file (a page section by section); renamed
+  // into place only when whole.
+  int status = run_report(
+      o, [&file](std::string_view bytes) { file.append(bytes); }, print_message);
+  if (status != 1) file.commit();
   return status;
 }
 

@@ -166,7 +166,7 @@ std::string side_by_side(const CompareHtmlInput& in, const OperationRows& o, Cha
 
 }  // namespace
 
-std::string compare_html(const CompareHtmlInput& in) {
+void compare_html(const CompareHtmlInput& in, const ByteSink& sink) {
   std::string out = page_head("account compare", true);
   std::string names;
   for (const std::string& n : in.names) names += (names.empty() ? "" : ", ") + n;
@@ -183,10 +183,11 @@ std::string compare_html(const CompareHtmlInput& in) {
     out += fmt::format("{}<a href=\"#op-{}\">{} {}</a>", i ? " · " : "", i,
                        html_escape(ops[i].test), html_escape(ops[i].op));
   out += "</p>\n";
+  sink(out);
   for (size_t i = 0; i < ops.size(); ++i) {
     const OperationRows& o = ops[i];
-    out += fmt::format("<section id=\"op-{}\">\n<h2>{} — {}</h2>\n", i, html_escape(o.test),
-                       html_escape(o.op));
+    out = fmt::format("<section id=\"op-{}\">\n<h2>{} — {}</h2>\n", i, html_escape(o.test),
+                      html_escape(o.op));
     out += table_html(in.table, o.rows);
     out +=
         "<h3>Figures</h3>\n<p class=\"meta\">The table's figures as bars, each build's change "
@@ -197,13 +198,20 @@ std::string compare_html(const CompareHtmlInput& in) {
     out += "<h3>Where the large allocations come from</h3>\n" +
            side_by_side(in, o, ChartKind::kAllocations);
     out += "</section>\n";
+    sink(out);
   }
-  return out + page_tail();
+  sink(page_tail());
 }
 
-std::string compare_page(const CompareOptions& options, std::vector<std::string> names,
-                         std::vector<std::vector<Operation>> inputs, Table table,
-                         const TimelineSpool* spool) {
+std::string compare_html(const CompareHtmlInput& in) {
+  std::string out;
+  compare_html(in, [&out](std::string_view bytes) { out.append(bytes); });
+  return out;
+}
+
+void compare_page(const CompareOptions& options, std::vector<std::string> names,
+                  std::vector<std::vector<Operation>> inputs, Table table, const ByteSink& out,
+                  const TimelineSpool* spool) {
   CompareHtmlInput in;
   in.spool = spool;
   in.names = std::move(names);
@@ -215,7 +223,7 @@ std::string compare_page(const CompareOptions& options, std::vector<std::string>
                              ? SymbolTable{}
                              : symbolize(in.backtraces.back(), *options.symbolizer));
   }
-  return compare_html(in);
+  compare_html(in, out);
 }
 
 }  // namespace account

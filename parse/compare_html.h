@@ -30,11 +30,14 @@ struct CompareHtmlInput {
   const TimelineSpool* spool = nullptr;
 };
 
+/// The page, written to `out` a piece at a time: each operation's section is
+/// made (its points read back), written and dropped before the next.
+void compare_html(const CompareHtmlInput& input, const ByteSink& out);
 std::string compare_html(const CompareHtmlInput& input);
 
 /// run_compare's page: the backtraces of each file read again and symbolized.
-std::string compare_page(const CompareOptions& options, std::vector<std::string> names,
-                         std::vector<std::vector<Operation>> inputs, Table table,
-                         const TimelineSpool* spool = nullptr);
+void compare_page(const CompareOptions& options, std::vector<std::string> names,
+                  std::vector<std::vector<Operation>> inputs, Table table, const ByteSink& out,
+                  const TimelineSpool* spool = nullptr);
 
 }  // namespace account

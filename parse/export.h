@@ -31,9 +31,6 @@ struct ExportOptions {
   Symbolizer* symbolizer = nullptr;
 };
 
-/// Where an export's bytes go, piece by piece.
-using ByteSink = std::function<void(std::string_view)>;
-
 /// Reads the records as `account report` does (same bad-line messages) and
 /// writes the export to `out`, in pieces as it is made (nothing when the
 /// status is 1). Exit status as run_report: 0 every line read, 2 some lines

@@ -150,13 +150,13 @@ std::vector<ProcessBacktraces> read_backtraces(const std::vector<std::string>& p
   return out;
 }
 
-std::string html_report(const HtmlReportInput& in) {
+void html_report(const HtmlReportInput& in, const ByteSink& sink) {
   std::string out = page_head(in.title);
   std::string files;
   for (const std::string& f : in.files) files += (files.empty() ? "" : ", ") + f;
   out += fmt::format("<p class=\"meta\">{} operation{} from {}.</p>\n", in.ops.size(),
                      in.ops.size() == 1 ? "" : "s", html_escape(files.empty() ? "<stdin>" : files));
-  if (in.ops.empty()) return out + note("No records in these files.") + page_tail();
+  if (in.ops.empty()) return sink(out + note("No records in these files.") + page_tail());
   std::vector<size_t> all(in.table.rows.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
   out += table_html(in.table, all);
@@ -165,8 +165,15 @@ std::string html_report(const HtmlReportInput& in) {
     out += fmt::format("{}<a href=\"#op-{}\">{} {}</a>", i ? " · " : "", i,
                        html_escape(in.ops[i].test), html_escape(in.ops[i].op));
   out += "</p>\n";
-  for (size_t i = 0; i < in.ops.size(); ++i) out += operation_section(in, i);
-  return out + page_tail();
+  sink(out);
+  for (size_t i = 0; i < in.ops.size(); ++i) sink(operation_section(in, i));
+  sink(page_tail());
+}
+
+std::string html_report(const HtmlReportInput& in) {
+  std::string out;
+  html_report(in, [&out](std::string_view bytes) { out.append(bytes); });
+  return out;
 }
 
 std::string chart_html(const HtmlReportInput& in, const Operation& op, ChartKind kind, int width) {
@@ -201,7 +208,7 @@ std::string chart_svg(const HtmlReportInput& in, size_t index, ChartKind kind, s
 }
 
 int render_pictures(const ReportOptions& options, const std::vector<std::string>& files,
-                    std::vector<Operation> ops, std::string* out, const MessageSink& err,
+                    std::vector<Operation> ops, const ByteSink& out, const MessageSink& err,
                     const TimelineSpool* spool) {
   HtmlReportInput html;
   html.spool = spool;
@@ -216,7 +223,7 @@ int render_pictures(const ReportOptions& options, const std::vector<std::string>
     html.symbols = symbolize(html.backtraces, *options.symbolizer);
   html.ops = std::move(ops);
   if (options.chart.empty()) {
-    *out = html_report(html);
+    html_report(html, out);
     return 0;
   }
   std::optional<ChartKind> kind = parse_chart_kind(options.chart);
@@ -236,7 +243,7 @@ int render_pictures(const ReportOptions& options, const std::vector<std::string>
     return 1;
   }
   std::string note;
-  *out = chart_svg(html, index, *kind, &note);
+  out(chart_svg(html, index, *kind, &note));
   if (!note.empty())
     err("account: report: " + options.chart_test + "/" + options.chart_op + ": " + note);
   return 0;

@@ -34,13 +34,16 @@ struct HtmlReportInput {
   const TimelineSpool* spool = nullptr;
 };
 
+/// The page, written to `out` a piece at a time: each operation's section is
+/// made (its points read back), written and dropped before the next.
+void html_report(const HtmlReportInput& input, const ByteSink& out);
 std::string html_report(const HtmlReportInput& input);
 
 /// run_report's page or chart (options.chart): the table of `ops` by
 /// operation_table, the backtraces of `files` read again and symbolized.
 /// Returns 1 (a line on err) when the chart's operation is not in `ops`.
 int render_pictures(const ReportOptions& options, const std::vector<std::string>& files,
-                    std::vector<Operation> ops, std::string* out, const MessageSink& err,
+                    std::vector<Operation> ops, const ByteSink& out, const MessageSink& err,
                     const TimelineSpool* spool = nullptr);
 
 /// The charts of an operation, as `--chart NAME` names them.

@@ -787,7 +787,7 @@ bool open_all(const std::vector<std::string>& files, std::vector<Input>* inputs,
 
 }  // namespace
 
-int run_report(const ReportOptions& options, std::string* out, const MessageSink& err) {
+int run_report(const ReportOptions& options, const ByteSink& out, const MessageSink& err) {
   std::vector<std::string> files = options.files;
   if (files.empty()) files.push_back("-");
   std::vector<Input> inputs;
@@ -813,11 +813,17 @@ int run_report(const ReportOptions& options, std::string* out, const MessageSink
                     ? percentile_table(ops, *options.percentiles, options.include_failed)
                     : operation_table(ops, options.columns, options.include_failed);
   if (options.sort) sort_rows(table, *options.sort);
-  *out = make_renderer(options.format)->render(table);
+  out(make_renderer(options.format)->render(table));
   return status;
 }
 
-int run_compare(const CompareOptions& options, std::string* out, const MessageSink& err) {
+int run_report(const ReportOptions& options, std::string* out, const MessageSink& err) {
+  out->clear();
+  return run_report(
+      options, [out](std::string_view bytes) { out->append(bytes); }, err);
+}
+
+int run_compare(const CompareOptions& options, const ByteSink& out, const MessageSink& err) {
   std::vector<std::string> names = options.names;
   if (names.empty())
     for (const std::string& f : options.files) names.push_back(f == "-" ? "<stdin>" : f);
@@ -886,11 +892,16 @@ int run_compare(const CompareOptions& options, std::string* out, const MessageSi
                                                                             : GateStatus::kPassed;
   }
   if (options.format == Format::kHtml)
-    *out =
-        compare_page(options, names, std::move(ops), std::move(table), spool ? &*spool : nullptr);
+    compare_page(options, names, std::move(ops), std::move(table), out, spool ? &*spool : nullptr);
   else
-    *out = make_renderer(options.format)->render(table);
+    out(make_renderer(options.format)->render(table));
   return final_status(status, failed, gate);
+}
+
+int run_compare(const CompareOptions& options, std::string* out, const MessageSink& err) {
+  out->clear();
+  return run_compare(
+      options, [out](std::string_view bytes) { out->append(bytes); }, err);
 }
 
 }  // namespace account

@@ -100,6 +100,8 @@ double percentile(std::vector<double> values, double p);
 
 /// Where messages for stderr go (one line each, without newline).
 using MessageSink = std::function<void(const std::string&)>;
+/// Where a command's output goes, piece by piece (a page section by section).
+using ByteSink = std::function<void(std::string_view)>;
 
 struct ReportOptions {
   std::vector<std::string> files;  ///< "-" is standard input; empty means "-"
@@ -120,7 +122,9 @@ struct ReportOptions {
 
 /// Exit status (final_status): 0 every line read, 2 some lines skipped, 1 nothing
 /// readable, a file that cannot be opened or read, or (with strict) any bad
-/// line, 4 some run failed.
+/// line, 4 some run failed. Nothing is written when the status is 1.
+int run_report(const ReportOptions& options, const ByteSink& out, const MessageSink& err);
+/// As above, the output in *out.
 int run_report(const ReportOptions& options, std::string* out, const MessageSink& err);
 
 struct CompareOptions {
@@ -140,6 +144,9 @@ struct CompareOptions {
 /// figure failed, 5 when one could not be judged (unless allow_unjudged), in
 /// final_status's order; one line per failure and per reason went to `err`.
 /// With fail_on, an input that does not exist is not judged (5), not unreadable (1).
+/// Nothing is written when the status is 1.
+int run_compare(const CompareOptions& options, const ByteSink& out, const MessageSink& err);
+/// As above, the output in *out.
 int run_compare(const CompareOptions& options, std::string* out, const MessageSink& err);
 
 }  // namespace account

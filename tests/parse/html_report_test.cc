@@ -271,5 +271,42 @@ TEST(CompareHtml, BuildsShareOneMemoryChartAndOneTimelinePerOperation) {
   EXPECT_EQ(count(page.out, "font-weight=\"600\">after</text>"), 2u);
 }
 
+// Issue 33.6: a page is written a section at a time, so an operation's points
+// (read back from the timeline spool) are dropped before the next is drawn:
+// the head and table, one piece per operation, the tail; the same bytes as whole.
+TEST(HtmlPages, AreWrittenOneOperationSectionAtATime) {
+  auto pieces_of = [](auto run, const auto& options) {
+    std::vector<std::string> pieces;
+    EXPECT_EQ(run(
+                  options, [&](std::string_view b) { pieces.emplace_back(b); },
+                  [](const std::string&) {}),
+              0);
+    return pieces;
+  };
+  ReportOptions r;
+  r.files = {data_path("export/records.jsonl")};
+  r.format = Format::kHtml;
+  std::vector<std::string> report =
+      pieces_of([](const ReportOptions& o, const ByteSink& out,
+                   const MessageSink& err) { return run_report(o, out, err); },
+                r);
+  CompareOptions c;
+  c.files = {data_path("export/records.jsonl"), data_path("export/records.jsonl")};
+  c.format = Format::kHtml;
+  std::vector<std::string> compare =
+      pieces_of([](const CompareOptions& o, const ByteSink& out,
+                   const MessageSink& err) { return run_compare(o, out, err); },
+                c);
+  for (const auto& [pieces, whole] :
+       {std::pair{report, page_of(r.files[0]).out}, std::pair{compare, testing::compare(c).out}}) {
+    ASSERT_EQ(pieces.size(), 4u);  // git/clone and git/status
+    EXPECT_EQ(pieces[0].find("<section"), std::string::npos);
+    EXPECT_EQ(pieces[1].rfind("<section id=\"op-0\">", 0), 0u);
+    EXPECT_EQ(pieces[2].rfind("<section id=\"op-1\">", 0), 0u);
+    EXPECT_EQ(pieces[3].find("<section"), std::string::npos);
+    EXPECT_EQ(pieces[0] + pieces[1] + pieces[2] + pieces[3], whole);
+  }
+}
+
 }  // namespace
 }  // namespace account
