@@ -175,8 +175,7 @@ void compare_html(const CompareHtmlInput& in, const ByteSink& sink) {
   std::vector<size_t> all(in.table.rows.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
   out += table_html(in.table, all);
-  for (const std::string& n : in.table.notes)
-    out += "<p class=\"meta\">" + html_escape(n) + "</p>\n";
+  out += notes_html(in.table);
   std::vector<OperationRows> ops = operations_of(in.table);
   out += "<p class=\"meta\">";
   for (size_t i = 0; i < ops.size(); ++i)

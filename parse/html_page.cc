@@ -66,6 +66,13 @@ std::string table_html(const Table& t, const std::vector<size_t>& rows) {
   return out + "</table></div>\n";
 }
 
+std::string notes_html(const Table& t) {
+  std::string out;
+  for (const std::string& n : t.notes)
+    out += "<p class=\"meta footnote\">" + html_escape(n) + "</p>\n";
+  return out;
+}
+
 std::string note(const std::string& text) {
   return "<p class=\"note\">" + text + "</p>\n";
 }

@@ -19,6 +19,10 @@ std::string page_head(const std::string& title, bool wide = false);
 std::string page_tail();
 /// `rows` of `t`, cells as the text table shows them (display_text).
 std::string table_html(const Table& t, const std::vector<size_t>& rows);
+/// The table's footnotes (Table::notes: the † "N of M processes ran without the
+/// shim" notes, the failed-runs note), one paragraph each, as the text table
+/// ends with them.
+std::string notes_html(const Table& t);
 /// A grey box saying why a chart is missing (text may hold <code>).
 std::string note(const std::string& text);
 /// A chart's SVG for inline use: without the xmlns attribute, so the page

@@ -122,7 +122,7 @@ class HtmlTableRenderer : public Renderer {
   std::string render(const Table& t) const override {
     std::vector<size_t> all(t.rows.size());
     for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-    return page_head("account") + table_html(t, all) + page_tail();
+    return page_head("account") + table_html(t, all) + notes_html(t) + page_tail();
   }
 };
 
@@ -159,7 +159,7 @@ void html_report(const HtmlReportInput& in, const ByteSink& sink) {
   if (in.ops.empty()) return sink(out + note("No records in these files.") + page_tail());
   std::vector<size_t> all(in.table.rows.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-  out += table_html(in.table, all);
+  out += table_html(in.table, all) + notes_html(in.table);
   out += "<p class=\"meta\">";
   for (size_t i = 0; i < in.ops.size(); ++i)
     out += fmt::format("{}<a href=\"#op-{}\">{} {}</a>", i ? " · " : "", i,

@@ -201,6 +201,64 @@ TEST(HtmlReport, OneChartAsAStandaloneSvg) {
 
 // account compare --format html: compare's table, row for row, and per
 // operation the bars of the table's own figures with the change in brackets.
+// Issue 33.3: the page shows the table's footnotes, the text report's own
+// lines: the † note of an operation some processes ran without the shim in,
+// and the failed-runs note.
+const char kWithoutShim[] =
+    R"({"schema":1,"kind":"process","pid":11,"ppid":1,"exe":"/bin/sh","argv":["sh"],"test":"t","op":"o","start_ns":1000,"end_ns":2000000000,"cpu_user_s":0.5,"cpu_sys_s":0,"malloc_bytes":2097152,"malloc_calls":1,"free_calls":1,"copied_bytes":1048576,"copied_calls":1,"heap_peak_bytes":0,"vm_peak_bytes":1048576,"rss_peak_bytes":1048576,"sampled_size_peak_bytes":0,"sampled_rss_peak_bytes":0,"samples":0,"end":"exit","exit_code":0})"
+    "\n"
+    R"({"schema":1,"kind":"tree","test":"t","op":"o","run":1,"command":["sh"],"start_ns":0,"end_ns":2000000000,"processes":2,"processes_without_shim":1,"sampled_size_peak_bytes":0,"sampled_rss_peak_bytes":0,"samples":1,"aborted":false,"exit_code":0})"
+    "\n";
+
+std::vector<std::string> footnotes_of(const std::string& html) {
+  std::vector<std::string> out;
+  std::regex p("<p class=\"meta footnote\">(.*?)</p>");
+  for (auto m = std::sregex_iterator(html.begin(), html.end(), p); m != std::sregex_iterator(); ++m)
+    out.push_back(unescape((*m)[1]));
+  return out;
+}
+
+TEST(HtmlReport, ThePageShowsTheTablesFootnotes) {
+  TempFile without_shim(kWithoutShim);
+  Outcome page = page_of(without_shim.path());
+  EXPECT_EQ(footnotes_of(page.out),
+            std::vector<std::string>{
+                "\u2020 t/o: 1 of 2 processes ran without the shim; its Copied and Malloc leave "
+                "theirs out."})
+      << page.out;
+  EXPECT_NE(page.out.find("<td class=\"num\">1.0\u2020</td><td class=\"num\">2.0\u2020</td>"),
+            std::string::npos)
+      << page.out;
+  ReportOptions text;
+  text.files = {without_shim.path()};
+  EXPECT_NE(testing::report(text).out.find(footnotes_of(page.out)[0]), std::string::npos);
+
+  Outcome failed = page_of(data_path("failed.jsonl"));
+  EXPECT_EQ(footnotes_of(failed.out),
+            std::vector<std::string>{
+                "Exit: failed runs (exit status not 0, a signal, --timeout, interrupted) are left "
+                "out of the figures and Runs; --include-failed counts them."});
+}
+
+TEST(CompareHtml, ThePageShowsTheTablesFootnotes) {
+  TempFile without_shim(kWithoutShim);
+  CompareOptions o;
+  o.files = {without_shim.path(), without_shim.path()};
+  o.names = {"a", "b"};
+  Outcome text = testing::compare(o);
+  o.format = Format::kHtml;
+  Outcome page = testing::compare(o);
+  std::vector<std::string> notes = footnotes_of(page.out);
+  ASSERT_FALSE(notes.empty()) << page.out;
+  EXPECT_EQ(notes[0],
+            "\u2020 t/o (a): 1 of 2 processes ran without the shim; its Copied and Malloc leave "
+            "theirs out.");
+  EXPECT_EQ(notes[1],
+            "\u2020 t/o (b): 1 of 2 processes ran without the shim; its Copied and Malloc leave "
+            "theirs out.");
+  for (const std::string& n : notes) EXPECT_NE(text.out.find(n), std::string::npos) << n;
+}
+
 TEST(CompareHtml, TheTableAndTheBarsAreCompareOwnFigures) {
   CompareOptions o;
   o.files = {data_path("a.jsonl"), data_path("b.jsonl"), data_path("c.jsonl")};
