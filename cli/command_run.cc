@@ -616,6 +616,7 @@ int command_run(const Args& args) {
   prctl(PR_SET_CHILD_SUBREAPER, 1);
 
   int exit_status = 0;
+  bool warned_without_shim = false;
   for (unsigned run = 1; run <= o.repeat; ++run) {
     // A signal between repetitions (or during the summary) stops the loop here.
     if (int sig = signals.take()) {
@@ -635,6 +636,14 @@ int command_run(const Args& args) {
       }
     }
     RunResult r = run_once(o, path, run, signals, !temporary.path.empty());
+    // Once per command: processes of the tree that never wrote a record.
+    if (r.processes_without_shim > 0 && !warned_without_shim) {
+      warned_without_shim = true;
+      fmt::print(stderr,
+                 "account run: {} (static or set-user-ID programs): their Copied and Malloc are "
+                 "unknown\n",
+                 without_shim_note(r.processes_without_shim, r.processes));
+    }
     // While daemons of the run live on, their sampler holds the tree record:
     // the summary reads the figures so far.
     // With records lost the summary's figures would be wrong: lost_records speaks instead.

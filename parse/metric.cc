@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace account {
 
 namespace {
@@ -67,10 +69,14 @@ bool metric_partly_counted(const RunFigures& r, Metric m) {
          (m == Metric::kHeap || m == Metric::kCopied || m == Metric::kMalloc);
 }
 
-std::string without_shim_note(const RunFigures& r) {
-  uint64_t all = r.shim_processes + r.processes_without_shim;
-  return fmt::format("{} of {} process{} ran without the shim", r.processes_without_shim, all,
+std::string without_shim_note(uint64_t without_shim, uint64_t all) {
+  all = std::max(all, without_shim);
+  return fmt::format("{} of {} process{} ran without the shim", without_shim, all,
                      all == 1 ? "" : "es");
+}
+
+std::string without_shim_note(const RunFigures& r) {
+  return without_shim_note(r.processes_without_shim, r.shim_processes + r.processes_without_shim);
 }
 
 double metric_of(const RunFigures& r, Metric m) {

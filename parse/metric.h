@@ -32,6 +32,8 @@ bool metric_counted(const RunFigures& r, Metric m);
 bool metric_partly_counted(const RunFigures& r, Metric m);
 /// "2 of 27 processes ran without the shim".
 std::string without_shim_note(const RunFigures& r);
+/// The same from counts: `without_shim` of `all` processes.
+std::string without_shim_note(uint64_t without_shim, uint64_t all);
 
 struct MetricInfo {
   const char* key;      ///< the column key in CSV and JSON ("cpu_s")

@@ -38,6 +38,11 @@ TEST(RunWithoutShim, StaticProgramsFiguresAreUnknownNotZero) {
       << run.err;
   std::string records = slurp(out);
   EXPECT_NE(records.find("\"processes_without_shim\":1,"), std::string::npos) << records;
+  // account run warns once, in one line, of the process that never wrote a record.
+  EXPECT_NE(run.err.find("account run: 1 of 1 process ran without the shim (static or set-user-ID "
+                         "programs): their Copied and Malloc are unknown\n"),
+            std::string::npos)
+      << run.err;
 
   ProgramResult csv = account({"report", "--format", "csv", out});
   EXPECT_EQ(csv.status, 0) << csv.err;
@@ -74,6 +79,21 @@ TEST(RunWithoutShim, StaticProgramsFiguresAreUnknownNotZero) {
   // The gate cannot judge a figure nobody counted: exit 5, not a pass.
   ProgramResult gate = account({"compare", out, out, "--fail-on", "copied=5%"});
   EXPECT_EQ(gate.status, 5) << gate.out << gate.err;
+}
+
+TEST(RunWithoutShim, RunWarnsOnceOfProcessesThatNeverWroteARecord) {
+  TempDir dir;
+  std::string out = dir.file("r.jsonl");
+  // The static program, three times over: one line, even with -q.
+  ProgramResult run = account({"run", "-q", "--repeat", "3", "-o", out, "--", STATIC_PROGRAM_PATH});
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.err,
+            "account run: 1 of 1 process ran without the shim (static or set-user-ID programs): "
+            "their Copied and Malloc are unknown\n");
+  // A run where every process had the shim says nothing.
+  ProgramResult counted = account({"run", "-q", "-o", out, "--", "/bin/true"});
+  EXPECT_EQ(counted.status, 0);
+  EXPECT_EQ(counted.err, "");
 }
 
 TEST(RunWithoutShim, SomeProcessesWithoutTheShimGetAFootnote) {
