@@ -261,6 +261,9 @@ Table operation_table(const std::vector<Operation>& ops, const ExtraColumns& ext
   t.columns.push_back(runs_column(any_repeated(ops)));
   t.columns.push_back(data_column("wall_s"));
   t.columns.push_back(data_column("processes"));
+  Column without_shim = number_column("processes_without_shim", "", "", "", 0, 2, 0);
+  without_shim.in_table = false;  // the table says it in the † footnote
+  t.columns.push_back(without_shim);
   if (exit) add_exit_columns(t);
   for (const Operation& o : ops) {
     std::vector<RunFigures> runs = counted_runs(o, include_failed);
@@ -276,6 +279,9 @@ Table operation_table(const std::vector<Operation>& ops, const ExtraColumns& ext
     r.cells.push_back(Cell::of_integer(int64_t(runs.size())));
     r.cells.push_back(runs.empty() ? Cell::empty() : Cell::of_number(m.wall_s));
     r.cells.push_back(runs.empty() ? Cell::empty() : Cell::of_number(double(m.processes)));
+    // How many processes the figures leave out: the count the † note gives.
+    r.cells.push_back(runs.empty() ? Cell::empty()
+                                   : Cell::of_integer(int64_t(m.processes_without_shim)));
     if (exit) add_exit_cells(r, o);
     t.rows.push_back(std::move(r));
   }

@@ -222,7 +222,8 @@ TEST(ExportOpenMetrics, PromtoolAcceptsItAndValuesAreTheReportsFigures) {
   ro.format = Format::kCsv;
   testing::Outcome csv = testing::report(ro);
   ASSERT_EQ(csv.status, 0);
-  // test,operation,cpu_s,size_mib,resident_mib,copied_mib,malloc_mib,runs,wall_s,processes
+  // test,operation,cpu_s,size_mib,resident_mib,copied_mib,malloc_mib,runs,wall_s,processes,
+  // processes_without_shim
   const char* families[] = {"account_cpu_seconds",    "account_size_bytes",
                             "account_resident_bytes", "account_copied_bytes",
                             "account_malloc_bytes",   "account_runs",
@@ -237,7 +238,8 @@ TEST(ExportOpenMetrics, PromtoolAcceptsItAndValuesAreTheReportsFigures) {
     std::stringstream cs(row);
     std::string cell;
     while (std::getline(cs, cell, ',')) cells.push_back(cell);
-    ASSERT_EQ(cells.size(), 10u) << row;
+    ASSERT_EQ(cells.size(), 11u) << row;
+    EXPECT_EQ(cells[10], "0") << row;  // every process of these records had the shim
     for (size_t i = 0; i < 8; ++i) {
       std::string prefix = std::string(families[i]) + "{test=\"" + cells[0] + "\",operation=\"" +
                            cells[1] + "\",host=\"\"} ";  // records without a host: an empty label

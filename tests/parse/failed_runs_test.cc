@@ -52,15 +52,17 @@ TEST(FailedRuns, FieldsInCsvAndJson) {
   EXPECT_EQ(csv.status, 4);
   EXPECT_EQ(csv.out.substr(0, csv.out.find('\n')),
             "test,operation,cpu_s,size_mib,resident_mib,copied_mib,malloc_mib,runs,wall_s,"
-            "processes,failed_runs,exit");
-  EXPECT_NE(csv.out.find("clone,clone,0.6,101,41,10,30,1,1.000002,1,2,2 of 3 failed: exit 128\n"),
+            "processes,processes_without_shim,failed_runs,exit");
+  EXPECT_NE(csv.out.find("clone,clone,0.6,101,41,10,30,1,1.000002,1,0,2,2 of 3 failed: exit 128\n"),
             std::string::npos)
       << csv.out;
   expect_golden("failed.csv", csv.out);
   Outcome json = testing::report(failed(Format::kJson));
   EXPECT_EQ(json.status, 4);
-  EXPECT_NE(json.out.find(R"("runs": 1, "wall_s": 1.000002, "processes": 1, "failed_runs": 2, )"
-                          R"("exit": "2 of 3 failed: exit 128"})"),
+  EXPECT_NE(json.out.find(
+                R"("runs": 1, "wall_s": 1.000002, "processes": 1, "processes_without_shim": 0, )"
+                R"("failed_runs": 2, )"
+                R"("exit": "2 of 3 failed: exit 128"})"),
             std::string::npos)
       << json.out;
   EXPECT_NE(json.out.find(R"("cpu_s": null)"), std::string::npos) << json.out;

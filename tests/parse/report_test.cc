@@ -44,7 +44,8 @@ TEST(Report, Csv) {
   EXPECT_EQ(o.status, 0);
   EXPECT_EQ(
       o.out.substr(0, o.out.find('\n')),
-      "test,operation,cpu_s,size_mib,resident_mib,copied_mib,malloc_mib,runs,wall_s,processes");
+      "test,operation,cpu_s,size_mib,resident_mib,copied_mib,malloc_mib,runs,wall_s,processes,"
+      "processes_without_shim");
   expect_golden("ops.csv", o.out);
 }
 
@@ -166,13 +167,14 @@ TEST(Report, AnonColumnInTheTable) {
   EXPECT_TRUE(o.err.empty());
   // compile: the tree's concurrent 38.5 MiB; link: ld's own 60.25 MiB, above its
   // tree's 50; strip: a record without the key, unknown (not 0).
-  EXPECT_EQ(o.out,
-            "                                              Maximum (MiB)     Copied   Malloc\n"
-            "     *Test*     Operation  CPU(s)   Size  Resident    Anon      (MiB)    (MiB)\n"
-            "--------------- ---------  ------  -------  -------  -------   -------  -------\n"
-            "build           compile      1.55   120.00    52.00    38.50       4.0     22.0\n"
-            "build           link         0.50   210.00    95.00    60.25      16.0      8.0\n"
-            "build           strip        0.05    10.00     4.00        \u2013       1.0      0.5\n");
+  EXPECT_EQ(
+      o.out,
+      "                                              Maximum (MiB)     Copied   Malloc\n"
+      "     *Test*     Operation  CPU(s)   Size  Resident    Anon      (MiB)    (MiB)\n"
+      "--------------- ---------  ------  -------  -------  -------   -------  -------\n"
+      "build           compile      1.55   120.00    52.00    38.50       4.0     22.0\n"
+      "build           link         0.50   210.00    95.00    60.25      16.0      8.0\n"
+      "build           strip        0.05    10.00     4.00        \u2013       1.0      0.5\n");
 }
 
 TEST(Report, AnonColumnInCsvComesAfterTheDefaultHeader) {
@@ -180,21 +182,26 @@ TEST(Report, AnonColumnInCsvComesAfterTheDefaultHeader) {
   EXPECT_EQ(o.status, 0);
   EXPECT_EQ(o.out,
             "test,operation,cpu_s,size_mib,resident_mib,copied_mib,malloc_mib,runs,wall_s,"
-            "processes,anon_mib\n"
-            "build,compile,1.55,120,52,4,22,1,2,2,38.5\n"
-            "build,link,0.5,210,95,16,8,1,1,1,60.25\n"
-            "build,strip,0.05,10,4,1,0.5,1,0.1,1,\n");
+            "processes,processes_without_shim,anon_mib\n"
+            "build,compile,1.55,120,52,4,22,1,2,2,0,38.5\n"
+            "build,link,0.5,210,95,16,8,1,1,1,0,60.25\n"
+            "build,strip,0.05,10,4,1,0.5,1,0.1,1,0,\n");
   // Without --columns the same input has today's header and nothing more.
   std::string plain = testing::report(options_for("anon.jsonl", Format::kCsv)).out;
   EXPECT_EQ(
       plain.substr(0, plain.find('\n')),
-      "test,operation,cpu_s,size_mib,resident_mib,copied_mib,malloc_mib,runs,wall_s,processes");
+      "test,operation,cpu_s,size_mib,resident_mib,copied_mib,malloc_mib,runs,wall_s,processes,"
+      "processes_without_shim");
 }
 
 TEST(Report, AnonColumnInJsonAndMarkdown) {
   std::string json = testing::report(with_anon(Format::kJson)).out;
-  EXPECT_NE(json.find(R"("processes": 2, "anon_mib": 38.5},)"), std::string::npos) << json;
-  EXPECT_NE(json.find(R"("processes": 1, "anon_mib": null})"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"("processes": 2, "processes_without_shim": 0, "anon_mib": 38.5},)"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find(R"("processes": 1, "processes_without_shim": 0, "anon_mib": null})"),
+            std::string::npos)
+      << json;
   EXPECT_EQ(testing::report(with_anon(Format::kMarkdown)).out,
             "| Test | Operation | CPU (s) | Max size (MiB) | Max resident (MiB) | Max anon (MiB) "
             "| Copied (MiB) | Malloc (MiB) |\n"
@@ -291,7 +298,7 @@ TEST(Report, EmptyInputPrintsTheHeaderAndANote) {
   EXPECT_EQ(testing::report(options_for("empty.jsonl", Format::kJson)).out, "[]\n");
   EXPECT_EQ(testing::report(options_for("empty.jsonl", Format::kCsv)).out,
             "test,operation,cpu_s,size_mib,resident_mib,copied_mib,malloc_mib,runs,wall_s,"
-            "processes\n");
+            "processes,processes_without_shim\n");
 }
 
 TEST(Report, AFileThatCannotBeOpenedFailsBeforeAnyOutput) {
