@@ -3,8 +3,11 @@
 //   srv/serve on alpha: stopped by its stop signal (SIGTERM): CPU 0.5, 100/40 MiB;
 //   srv/serve on beta:  exit 0: CPU 0.7, 120/50 MiB;
 //   srv/clone on alpha: exit 0 (CPU 0.3), exit 128 (0.01), interrupted by SIGINT (0.02);
+//   srv/static on alpha: exit 0, its one process ran without the shim (a tree
+//     record only, processes_without_shim 1): CPU 0.1, 2/1 MiB, Copied and
+//     Malloc unknown (issue 33.3);
 //   an unlabelled `make all` on alpha, no tree record: exit 0, CPU 0.2.
-// Counted: both serve runs, one clone run, make; failed: the two other clones.
+// Counted: both serve runs, one clone run, static, make; failed: the two other clones.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -53,6 +56,11 @@ TEST(Outcomes, EveryReportFormatCountsTheSameRuns) {
                   "srv             clone        0.30    80.00    30.00       5.0      6.0     1  "
                   "2 of 3 failed: exit 128, interrupted (signal 2)\n"))
       << table.out;
+  EXPECT_TRUE(
+      has(table.out,
+          "srv             static       0.10     2.00     1.00         \u2013        \u2013     1  "
+          "exit 0\n"))
+      << table.out;
   EXPECT_TRUE(has(table.out,
                   "                make all     0.20    10.00     5.00       7.0      8.0     1  "
                   "exit 0\n"))
@@ -62,11 +70,12 @@ TEST(Outcomes, EveryReportFormatCountsTheSameRuns) {
   EXPECT_EQ(csv.status, 4);
   EXPECT_EQ(csv.out,
             "test,operation,cpu_s,size_mib,resident_mib,copied_mib,malloc_mib,runs,wall_s,"
-            "processes,failed_runs,exit\n"
-            "srv,serve,0.6,110,45,2,3,2,11.000002,1,0,\"stopped (SIGTERM), exit 0\"\n"
-            "srv,clone,0.3,80,30,5,6,1,1.000002,1,2,\"2 of 3 failed: exit 128, interrupted "
+            "processes,processes_without_shim,failed_runs,exit\n"
+            "srv,serve,0.6,110,45,2,3,2,11.000002,1,0,0,\"stopped (SIGTERM), exit 0\"\n"
+            "srv,clone,0.3,80,30,5,6,1,1.000002,1,0,2,\"2 of 3 failed: exit 128, interrupted "
             "(signal 2)\"\n"
-            ",make all,0.2,10,5,7,8,1,0.999999,1,0,exit 0\n");
+            "srv,static,0.1,2,1,,,1,0.5,0,1,0,exit 0\n"
+            ",make all,0.2,10,5,7,8,1,0.999999,1,0,0,exit 0\n");
 
   Outcome json = testing::report(outcomes(Format::kJson));
   EXPECT_EQ(json.status, 4);
@@ -74,8 +83,15 @@ TEST(Outcomes, EveryReportFormatCountsTheSameRuns) {
                   R"({"test": "srv", "operation": "serve", "cpu_s": 0.6, "size_mib": 110, )"
                   R"("resident_mib": 45, "copied_mib": 2, "malloc_mib": 3, "runs": 2, )"))
       << json.out;
-  EXPECT_TRUE(has(json.out, R"("runs": 2, "wall_s": 11.000002, "processes": 1, )"
-                            R"("failed_runs": 0, "exit": "stopped (SIGTERM), exit 0"})"))
+  EXPECT_TRUE(has(json.out, R"({"test": "srv", "operation": "static", "cpu_s": 0.1, )"
+                            R"("size_mib": 2, "resident_mib": 1, "copied_mib": null, )"
+                            R"("malloc_mib": null, "runs": 1, "wall_s": 0.5, "processes": 0, )"
+                            R"("processes_without_shim": 1, "failed_runs": 0, "exit": "exit 0"})"))
+      << json.out;
+  EXPECT_TRUE(
+      has(json.out,
+          R"("runs": 2, "wall_s": 11.000002, "processes": 1, )"
+          R"("processes_without_shim": 0, "failed_runs": 0, "exit": "stopped (SIGTERM), exit 0"})"))
       << json.out;
   EXPECT_TRUE(has(json.out, R"("cpu_s": 0.3, "size_mib": 80, "resident_mib": 30, )"
                             R"("copied_mib": 5, "malloc_mib": 6, "runs": 1, )"))
@@ -91,11 +107,19 @@ TEST(Outcomes, EveryReportFormatCountsTheSameRuns) {
                   "| srv | clone | 0.30 | 80.00 | 30.00 | 5.0 | 6.0 | 1 | "
                   "2 of 3 failed: exit 128, interrupted (signal 2) |\n"))
       << md.out;
+  EXPECT_TRUE(has(md.out, "| srv | static | 0.10 | 2.00 | 1.00 | \u2013 | \u2013 | 1 | exit 0 |\n"))
+      << md.out;
 
   Outcome html = testing::report(outcomes(Format::kHtml));
   EXPECT_EQ(html.status, 4);
   EXPECT_TRUE(has(html.out, "stopped (SIGTERM), exit 0")) << html.out.substr(0, 2000);
   EXPECT_TRUE(has(html.out, "2 of 3 failed: exit 128, interrupted (signal 2)"));
+  EXPECT_TRUE(
+      has(html.out,
+          "<td class=\"\">srv</td><td class=\"\">static</td><td class=\"num\">0.10</td>"
+          "<td class=\"num\">2.00</td><td class=\"num\">1.00</td><td class=\"num\">\u2013</td>"
+          "<td class=\"num\">\u2013</td>"))
+      << html.out;
 }
 
 // compare counts the runs report counts, on both sides.
@@ -114,6 +138,8 @@ TEST(Outcomes, CompareCountsTheSameRuns) {
         << c.out;
     EXPECT_TRUE(has(c.out, fmt::format("srv,clone,{},value,0.3,80,30,5,6,1,,2,", side))) << c.out;
     EXPECT_TRUE(has(c.out, fmt::format(",make all,{},value,0.2,10,5,7,8,1,,0,exit 0,", side)))
+        << c.out;
+    EXPECT_TRUE(has(c.out, fmt::format("srv,static,{},value,0.1,2,1,,,1,,0,exit 0,", side)))
         << c.out;
   }
 }
@@ -143,13 +169,17 @@ TEST(Outcomes, OpenMetricsCountsTheReportsRuns) {
   EXPECT_EQ(at("account_runs", "srv", "clone", "alpha"), "1");
   EXPECT_EQ(at("account_failed_runs", "srv", "clone", "alpha"), "2");
   EXPECT_EQ(at("account_failed_runs", "srv", "serve", "alpha"), "0");
+  // Nobody counted srv/static's copies and allocations: absent, not 0.
+  EXPECT_EQ(at("account_cpu_seconds", "srv", "static", "alpha"), "0.1");
+  EXPECT_EQ(m.count("account_copied_bytes{test=\"srv\",operation=\"static\",host=\"alpha\"}"), 0u);
+  EXPECT_EQ(m.count("account_malloc_bytes{test=\"srv\",operation=\"static\",host=\"alpha\"}"), 0u);
 
   ReportOptions by_host = outcomes(Format::kCsv);
   by_host.by_host = true;
   Outcome csv = testing::report(by_host);
-  EXPECT_TRUE(has(csv.out, "srv,serve,0.5,100,40,1,2,1,alpha,10.000002,1,0,stopped (SIGTERM)\n"))
+  EXPECT_TRUE(has(csv.out, "srv,serve,0.5,100,40,1,2,1,alpha,10.000002,1,0,0,stopped (SIGTERM)\n"))
       << csv.out;
-  EXPECT_TRUE(has(csv.out, "srv,serve,0.7,120,50,3,4,1,beta,12.000002,1,0,exit 0\n")) << csv.out;
+  EXPECT_TRUE(has(csv.out, "srv,serve,0.7,120,50,3,4,1,beta,12.000002,1,0,0,exit 0\n")) << csv.out;
 }
 
 // chrome-trace shows every run, each saying how it ended and whether it counts.
