@@ -1,6 +1,5 @@
 // account run: the command under the shim, its process tree sampled, one tree
 // record per run, and the command's own exit status returned.
-#include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
@@ -26,6 +25,7 @@
 #include <thread>
 
 #include "aggregate.h"
+#include "close_descriptors.h"
 #include "commands.h"
 #include "image_file.h"
 #include "metric.h"
@@ -247,19 +247,6 @@ std::unique_ptr<ImageInfo> run_fallback_info(const RunOptions& o, const std::str
   return info;
 }
 
-// Closes every descriptor but the tree sampler's (a lingering sampler must not
-// hold a pipe its caller waits on).
-void close_all_but_sampler(const TreeSampler& tree) {
-  std::vector<int> fds;
-  if (DIR* dir = opendir("/proc/self/fd")) {
-    while (dirent* e = readdir(dir))
-      if (e->d_name[0] >= '0' && e->d_name[0] <= '9') fds.push_back(std::atoi(e->d_name));
-    closedir(dir);
-  }
-  for (int fd : fds)
-    if (!tree.owns_descriptor(fd)) close(fd);
-}
-
 // Processes of the run still live after the command ended (daemons): a
 // detached "account-sampler" keeps watching them until they end, so each is
 // still recorded, even if it is killed; then it removes the image directory.
@@ -279,7 +266,8 @@ void linger(TreeSampler& tree, const RunOptions& o, const std::string& path, Run
   signals.restore();  // a TERM ends this sampler as any other process
   setsid();
   prctl(PR_SET_NAME, "account-sampler", 0, 0, 0);
-  close_all_but_sampler(tree);
+  // A lingering sampler must not hold a pipe its caller waits on.
+  close_descriptors_except([&](int fd) { return tree.owns_descriptor(fd); });
   Ticker ticker(interval_ms);
   while (tree.live_processes() > 0) {
     pollfd p{tree.wait_fd(), POLLIN, 0};

@@ -1,6 +1,5 @@
 #include "run_guard.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -15,6 +14,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "close_descriptors.h"
 #include "proc_events.h"
 
 namespace account {
@@ -57,21 +57,12 @@ void kill_tree(ProcEvents& events, std::unordered_set<pid_t>* members) {
   }
 }
 
-void close_all_but(int a, int b) {
-  std::vector<int> fds;
-  if (DIR* dir = opendir("/proc/self/fd")) {
-    while (dirent* e = readdir(dir))
-      if (e->d_name[0] >= '0' && e->d_name[0] <= '9') fds.push_back(std::atoi(e->d_name));
-    closedir(dir);
-  }
-  for (int fd : fds)
-    if (fd != a && fd != b) close(fd);
-}
-
 [[noreturn]] void guard(ProcEvents& events, int run_fd, pid_t run) {
   setsid();  // no terminal's INT, QUIT or HUP reaches it
   prctl(PR_SET_NAME, "account-guard", 0, 0, 0);
-  close_all_but(run_fd, events.fd());  // holds no pipe a reader of the run waits on
+  close_descriptors_except([&](int fd) {
+    return fd == run_fd || fd == events.fd();
+  });  // holds no pipe a reader of the run waits on
   std::unordered_set<pid_t> members{run};
   for (;;) {
     pollfd p[2] = {{run_fd, POLLIN, 0}, {events.fd(), POLLIN, 0}};

@@ -1,0 +1,13 @@
+// Closing every inherited descriptor but a few, for the processes account run
+// forks to outlive or guard the command: they must hold no pipe a reader of
+// the run waits on.
+#pragma once
+
+#include <functional>
+
+namespace account {
+
+/// Closes every open descriptor of this process for which keep(fd) is false.
+void close_descriptors_except(const std::function<bool(int)>& keep);
+
+}  // namespace account
