@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 #include <cmath>
+#include <type_traits>
 
 #include "../libaccount/record_keys.h"
 
@@ -99,6 +100,9 @@ class Fields {
             !std::isfinite(x.to_number<double>()))
           return false;
         using T = typename std::decay_t<decltype(values)>::value_type;
+        // A byte count written as a double must fit: converting 1e300 to u64 is undefined.
+        if constexpr (std::is_integral_v<T>)
+          if (x.is_double() && !(x.as_double() < 0x1p64)) return false;
         values.push_back(x.is_double()  ? T(x.as_double())
                          : x.is_int64() ? T(x.as_int64())
                                         : T(x.as_uint64()));

@@ -73,6 +73,13 @@ TEST(Record, TimelineColumns) {
   EXPECT_EQ(reason_of(with(line, "[0,5.5,10]", "[0,1e999,10]")),
             "\"timeline\" is not an object of non-negative number columns of equal length (t_ms, "
             "size, rss)");
+  // Found by fuzz_record: a byte count beyond 2^64 (undefined to convert).
+  EXPECT_EQ(reason_of(with(line, "[1024,2048,1536]", "[1024,7.7e92,1536]")),
+            "\"timeline\" is not an object of non-negative number columns of equal length (t_ms, "
+            "size, rss)");
+  EXPECT_EQ(reason_of(with(line, "[1024,2048,1536]", "[1024,18446744073709551616.0,1536]")),
+            "\"timeline\" is not an object of non-negative number columns of equal length (t_ms, "
+            "size, rss)");
 }
 
 TEST(Record, UnknownKeysAreIgnored) {
