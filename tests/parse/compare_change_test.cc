@@ -4,21 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include "cpu_runs.h"
 #include "render.h"
 #include "report.h"
 
 namespace account {
 namespace {
-
-std::vector<RunFigures> cpu_runs(const std::vector<double>& cpu) {
-  std::vector<RunFigures> runs;
-  for (double c : cpu) {
-    RunFigures r;
-    r.cpu_s = c;
-    runs.push_back(r);
-  }
-  return runs;
-}
 
 // The Size -91.3 %* with interval -143..-91: on the difference scale
 // the lowest difference (4 - 103) is -97.5 % of A's median and (1 - 103) is

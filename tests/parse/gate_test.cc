@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cpu_runs.h"
 #include "holm.h"
 #include "noise.h"
 
@@ -32,16 +33,6 @@ TEST(MannWhitney, OneSidedExact) {
   EXPECT_DOUBLE_EQ(mann_whitney_p({5, 6, 7, 8}, {1, 2, 3, 4}, Tail::kBLarger), 1.0);
   // U = 14: 4 arrangements of 70 reach 14 or more (U = 16: 1, 15: 1, 14: 2).
   EXPECT_DOUBLE_EQ(mann_whitney_p({1, 2, 3, 6}, {4, 5, 7, 8}, Tail::kBLarger), 4.0 / 70);
-}
-
-std::vector<RunFigures> cpu_runs(const std::vector<double>& cpu) {
-  std::vector<RunFigures> runs;
-  for (double c : cpu) {
-    RunFigures r;
-    r.cpu_s = c;
-    runs.push_back(r);
-  }
-  return runs;
 }
 
 GatedFigure judged(const std::string& what, const std::vector<double>& a,
