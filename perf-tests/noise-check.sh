@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # noise-check.sh: does account compare tell noise from change on this machine?
-# A benchmark, not a test (docs/report.md, "Noise, verdicts and the gate").
+# A benchmark, not a test (docs/compare.md, "Noise on this machine").
 #  1. A/A: the same git as two builds, perf-test quick in N interleaved rounds
 #     (default 6: the gate judges 20 figures, which need 6 runs a side).
 #     Expect no significant CPU change ("~" everywhere but exact

@@ -36,7 +36,7 @@ sed 's/"tests-placeholder"//' anon.jsonl > after.jsonl
 # The README's backtrace example runs a test program of the build tree.
 ln -s "$build" build
 cp a.jsonl pt.jsonl
-# Labels a spreadsheet or Markdown would take for code (docs/report.md "Bad input").
+# Labels a spreadsheet or Markdown would take for code (docs/input-output.md "Text from records").
 grep '"op":"count"' a.jsonl | head -1 |
   sed 's/"test":"small"/"test":"=HYPERLINK(\\"x\\")"/; s/"op":"count"/"op":"a\\tb|<i>"/' > odd.jsonl
 # docs/run.md: a run interrupted by TERM after 1 s.
