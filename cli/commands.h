@@ -14,6 +14,9 @@ int command_report(const Args& args);
 int command_compare(const Args& args);
 int command_watch(const Args& args);
 int command_export(const Args& args);
+int command_store(const Args& args);
+int command_history(const Args& args);
+int command_bisect(const Args& args);
 
 /// --format NAME for report and compare (throws UsageError for an unknown name).
 enum class Format;

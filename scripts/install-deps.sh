@@ -24,6 +24,9 @@ packages=(
   libprotobuf-dev protobuf-compiler golang-github-google-pprof-dev zlib1g-dev
   # Man pages are made from --help at build time.
   help2man
+  # The results store (account store, history, bisect): SQLite, and libpq
+  # for a PostgreSQL store.
+  libsqlite3-dev libpq-dev
   # perf-test.sh makes its random data sets with openssl enc (also run installed).
   openssl
 )
@@ -44,6 +47,9 @@ test_packages=(
   man-db dpkg-dev file bash-completion
   # account report --format html is checked in a real browser, with the system's fonts.
   chromium fonts-dejavu-core
+  # The PostgreSQL store is tested against a real server the test starts
+  # (initdb and pg_ctl from /usr/lib/postgresql/15/bin).
+  postgresql-15
 )
 [ "$set_name" = test ] && packages+=("${test_packages[@]}")
 
