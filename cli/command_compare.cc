@@ -8,9 +8,9 @@
 
 #include "comma_list.h"
 #include "commands.h"
+#include "commands/compare.h"
 #include "file_options.h"
 #include "output_file.h"
-#include "report.h"
 
 namespace account {
 

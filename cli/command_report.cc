@@ -10,10 +10,10 @@
 
 #include "backtrace_report.h"
 #include "commands.h"
+#include "commands/report.h"
 #include "file_options.h"
 #include "html_report.h"
 #include "output_file.h"
-#include "report.h"
 
 namespace account {
 

@@ -9,7 +9,7 @@
 
 #include "backtrace_record.h"
 #include "backtrace_symbolize.h"
-#include "report.h"
+#include "sinks.h"
 
 namespace account {
 

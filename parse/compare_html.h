@@ -11,7 +11,7 @@
 #include "aggregate.h"
 #include "backtrace_record.h"
 #include "backtrace_report.h"
-#include "report.h"
+#include "commands/compare.h"
 #include "table.h"
 #include "timeline_spool.h"
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backtrace_symbolize.h"
-#include "report.h"
+#include "sinks.h"
 
 namespace account {
 

@@ -12,8 +12,9 @@
 #include "aggregate.h"
 #include "backtrace_record.h"
 #include "backtrace_report.h"
+#include "commands/report.h"
 #include "render.h"
-#include "report.h"
+#include "report_tables.h"
 #include "table.h"
 #include "timeline_spool.h"
 

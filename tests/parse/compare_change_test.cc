@@ -1,12 +1,14 @@
 // Honest intervals (issue 33): a change and its interval never pass -100 %,
 // and a change beyond noise never prints as 0.0 %.
-#include "compare_change.h"
-
 #include <gtest/gtest.h>
 
+#include "commands/compare.h"
+#include "commands/report.h"
+#include "compare/change.h"
+#include "compare/compare_table.h"
 #include "cpu_runs.h"
 #include "render.h"
-#include "report.h"
+#include "report_tables.h"
 
 namespace account {
 namespace {

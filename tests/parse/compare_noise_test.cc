@@ -5,10 +5,13 @@
 
 #include <cmath>
 
-#include "compare_change.h"
+#include "commands/compare.h"
+#include "commands/report.h"
+#include "compare/change.h"
+#include "compare/compare_table.h"
 #include "golden.h"
 #include "reader.h"
-#include "report.h"
+#include "report_tables.h"
 
 namespace account {
 namespace {

@@ -1,9 +1,13 @@
 // account compare: rows of each file, the change against the first in percent,
 // one-sided rows marked, a zero baseline N/A, every format.
+#include "commands/compare.h"
+
 #include <gtest/gtest.h>
 
+#include "commands/report.h"
+#include "compare/compare_table.h"
 #include "golden.h"
-#include "report.h"
+#include "report_tables.h"
 
 namespace account {
 namespace {

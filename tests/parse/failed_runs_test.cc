@@ -5,8 +5,11 @@
 // fixed.jsonl: the same labels, every run exit 0.
 #include <gtest/gtest.h>
 
+#include "commands/compare.h"
+#include "commands/report.h"
+#include "compare/compare_table.h"
 #include "golden.h"
-#include "report.h"
+#include "report_tables.h"
 #include "run_end.h"
 
 namespace account {

@@ -1,12 +1,12 @@
 // The gate's rules one by one (issue 33): Holm's adjustment, the one-sided
 // Mann–Whitney p-value it adjusts, and judge_gates on small exact inputs.
-#include "gate.h"
+#include "compare/gate.h"
 
 #include <gtest/gtest.h>
 
+#include "compare/holm.h"
+#include "compare/noise.h"
 #include "cpu_runs.h"
-#include "holm.h"
-#include "noise.h"
 
 namespace account {
 namespace {

@@ -4,7 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "report.h"
+#include "commands/compare.h"
+#include "commands/report.h"
+#include "compare/compare_table.h"
+#include "report_tables.h"
 
 namespace account::testing {
 

@@ -23,9 +23,12 @@
 #include <string>
 
 #include "aggregate.h"
+#include "commands/compare.h"
+#include "commands/report.h"
+#include "compare/compare_table.h"
 #include "golden.h"
 #include "reader.h"
-#include "report.h"
+#include "report_tables.h"
 
 namespace account {
 namespace {

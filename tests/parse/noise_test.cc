@@ -1,7 +1,7 @@
 // The noise bounds of compare: Hodges–Lehmann intervals and Mann–Whitney
 // p-values against values computed independently, and the verdicts on
 // synthetic runs with fixed seeds.
-#include "noise.h"
+#include "compare/noise.h"
 
 #include <gtest/gtest.h>
 

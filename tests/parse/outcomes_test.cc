@@ -14,9 +14,12 @@
 #include <map>
 #include <sstream>
 
+#include "commands/compare.h"
+#include "commands/report.h"
+#include "compare/compare_table.h"
 #include "export.h"
 #include "golden.h"
-#include "report.h"
+#include "report_tables.h"
 
 namespace account {
 namespace {

@@ -1,6 +1,6 @@
 // account report: every format against golden files, --by process,
 // --percentiles, and every kind of bad input with its message and exit status.
-#include "report.h"
+#include "commands/report.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -8,7 +8,10 @@
 #include <regex>
 
 #include "comma_list.h"
+#include "commands/compare.h"
+#include "compare/compare_table.h"
 #include "golden.h"
+#include "report_tables.h"
 
 namespace account {
 namespace {

@@ -5,8 +5,11 @@
 
 #include <cmath>
 
+#include "commands/compare.h"
+#include "commands/report.h"
+#include "compare/compare_table.h"
 #include "golden.h"
-#include "report.h"
+#include "report_tables.h"
 
 namespace account {
 namespace {

@@ -1,4 +1,4 @@
-#include "noise.h"
+#include "compare/noise.h"
 
 #include <algorithm>
 #include <boost/math/distributions/normal.hpp>

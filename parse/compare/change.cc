@@ -1,4 +1,4 @@
-#include "compare_change.h"
+#include "compare/change.h"
 
 #include <fmt/format.h>
 

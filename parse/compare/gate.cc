@@ -1,4 +1,4 @@
-#include "gate.h"
+#include "compare/gate.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -9,7 +9,7 @@
 #include <cstdlib>
 
 #include "comma_list.h"
-#include "holm.h"
+#include "compare/holm.h"
 #include "render.h"
 
 namespace account {

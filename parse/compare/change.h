@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "aggregate.h"
+#include "compare/noise.h"
 #include "metric.h"
-#include "noise.h"
 
 namespace account {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "compare_change.h"
+#include "compare/change.h"
 #include "metric.h"
 
 namespace account {

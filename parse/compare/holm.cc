@@ -1,4 +1,4 @@
-#include "holm.h"
+#include "compare/holm.h"
 
 #include <algorithm>
 #include <numeric>

@@ -1,0 +1,96 @@
+#include "commands/compare.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include "commands/read_inputs.h"
+#include "compare/compare_table.h"
+#include "compare_html.h"
+
+namespace account {
+
+int run_compare(const CompareOptions& options, const ByteSink& out, const MessageSink& err) {
+  std::vector<std::string> names = options.names;
+  if (names.empty())
+    for (const std::string& f : options.files) names.push_back(f == "-" ? "<stdin>" : f);
+  bool gated = !options.fail_on.empty();
+  std::vector<Input> inputs;
+  // With a gate, a file that does not exist is what a failed run leaves: not judged.
+  std::vector<bool> missing;
+  if (!open_all(options.files, &inputs, err, gated ? &missing : nullptr)) return 1;
+  std::vector<std::unique_ptr<Aggregator>> aggregators;
+  int status = 0;
+  bool failed = false;
+  std::vector<std::vector<Operation>> ops;
+  std::optional<TimelineSpool> spool;
+  if (options.format == Format::kHtml) spool.emplace();
+  for (Input& in : inputs) {
+    aggregators.push_back(std::make_unique<Aggregator>(options.format == Format::kHtml));
+    if (!in.reader) {  // missing
+      ops.emplace_back();
+      continue;
+    }
+    in.into = aggregators.back().get();
+    std::vector<Input> one;
+    one.push_back(std::move(in));
+    int s = read_inputs(one, options.strict, err, spool ? &*spool : nullptr);
+    if (s == 1) return 1;
+    status = std::max(status, s);
+    ops.push_back(aggregators.back()->finish());
+    failed = failed || any_failed(ops.back());
+  }
+  std::vector<std::vector<Operation>*> all;
+  for (auto& o : ops) all.push_back(&o);
+  note_unlabelled(all, err);
+  CompareFindings findings;
+  Table table = compare_table(names, ops, options.columns, options.include_failed, options.fail_on,
+                              &findings, options.sort);
+  for (const std::string& r : findings.refusals) err(r);
+  GateStatus gate = GateStatus::kPassed;
+  if (gated) {
+    // An input without runs: one line for it, not one per operation it lacks.
+    std::vector<GatedFigure> figures;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (!ops[i].empty()) continue;
+      std::string file = options.files[i] == "-" ? "<stdin>" : options.files[i];
+      std::string what = names[i] == file ? file : names[i] + " (" + file + ")";
+      for (const Gate& g : options.fail_on)
+        figures.push_back(GatedFigure{
+            g, what, "", i, 0, 0, std::nullopt,
+            !missing.empty() && missing[i] ? "no such file" : "no runs in it",
+            "check the account run that writes it (a failed run leaves it empty or missing)"});
+    }
+    bool first_empty = ops[0].empty();
+    for (GatedFigure& f : findings.gated)
+      if (!first_empty && !ops[f.later].empty()) figures.push_back(std::move(f));
+    GateVerdict v = judge_gates(figures, ops.size() > 2);
+    for (const std::string& r : v.failures) err(r);
+    for (const std::string& r : v.within_family_noise) err(r);
+    for (const std::string& r : v.unjudged) err(r);
+    if (v.not_judged > 0 || v.judged == 0)
+      err(fmt::format("account: compare: --fail-on: {} of {} gated figures not judged: {}",
+                      v.not_judged, v.judged + v.not_judged,
+                      !v.failures.empty()      ? "exit status 3, which wins over 5"
+                      : options.allow_unjudged ? "passed (--allow-unjudged)"
+                                               : "exit status 5 (--allow-unjudged passes them)"));
+    gate = !v.failures.empty()                                              ? GateStatus::kFailed
+           : (v.not_judged > 0 || v.judged == 0) && !options.allow_unjudged ? GateStatus::kNotJudged
+                                                                            : GateStatus::kPassed;
+  }
+  if (options.format == Format::kHtml)
+    compare_page(options, names, std::move(ops), std::move(table), out, spool ? &*spool : nullptr);
+  else
+    out(make_renderer(options.format)->render(table));
+  return final_status(status, failed, gate);
+}
+
+int run_compare(const CompareOptions& options, std::string* out, const MessageSink& err) {
+  out->clear();
+  return run_compare(
+      options, [out](std::string_view bytes) { out->append(bytes); }, err);
+}
+
+}  // namespace account

@@ -1,0 +1,194 @@
+#include "report_columns.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "comma_list.h"
+
+namespace account {
+
+namespace {
+
+// Marks a figure some processes of the operation were not counted in.
+constexpr char kPartlyCountedMark[] = "\u2020";  // †
+
+size_t figure_count(const ExtraColumns& extra) {
+  return figure_metrics(extra).size();
+}
+
+}  // namespace
+
+Column text_column(std::string key, std::string heading, std::string markdown, size_t sep) {
+  Column c;
+  c.key = std::move(key);
+  c.heading2 = std::move(heading);
+  c.markdown = std::move(markdown);
+  c.align = Align::kLeft;
+  c.sep = sep;
+  return c;
+}
+
+Column number_column(std::string key, std::string heading1, std::string heading2,
+                     std::string markdown, size_t width, size_t sep, int decimals) {
+  Column c;
+  c.key = std::move(key);
+  c.heading1 = std::move(heading1);
+  c.heading2 = std::move(heading2);
+  c.markdown = std::move(markdown);
+  c.width = width;
+  c.sep = sep;
+  c.decimals = decimals;
+  return c;
+}
+
+// The label columns and the five figures of design.md, laid out as the Monotone
+// seed's table: trailing spaces in the headings place them as the seed does.
+void add_label_columns(Table& t) {
+  Column test = text_column("test", "*Test*", "Test", 0);
+  test.align = Align::kCenter;
+  test.width = 15;
+  Column op = text_column("operation", "Operation", "Operation", 1);
+  op.width = 9;
+  t.columns.push_back(test);
+  t.columns.push_back(op);
+}
+
+std::string operation_name(const std::string& test, const std::string& op) {
+  return test.empty() ? op : test + "/" + op;
+}
+
+// The figure columns and add_figures below must agree on the extra columns.
+size_t add_figure_columns(Table& t, const ExtraColumns& extra) {
+  size_t first = t.columns.size();
+  t.columns.push_back(number_column("cpu_s", "", "CPU(s)", "CPU (s)", 6, 2, 2));
+  t.columns.push_back(number_column("size_mib", "", "Size  ", "Max size (MiB)", 7, 2, 2));
+  t.columns.push_back(
+      number_column("resident_mib", "", "Resident ", "Max resident (MiB)", 7, 2, 2));
+  if (extra.anon) {
+    Column anon = number_column("anon_mib", "", "Anon  ", "Max anon (MiB)", 7, 2, 2);
+    anon.machine_last = true;  // the CSV header design.md fixes stays a prefix
+    t.columns.push_back(anon);
+  }
+  if (extra.heap) {
+    Column heap = number_column("heap_mib", "", "Heap  ", "Max heap (MiB)", 7, 2, 2);
+    heap.machine_last = true;
+    t.columns.push_back(heap);
+  }
+  size_t last_maximum = t.columns.size() - 1;
+  t.columns.push_back(number_column("copied_mib", "Copied", "(MiB) ", "Copied (MiB)", 7, 3, 1));
+  t.columns.push_back(number_column("malloc_mib", "Malloc", "(MiB) ", "Malloc (MiB)", 7, 2, 1));
+  t.spans.push_back(Span{first + 1, last_maximum, "Maximum (MiB) "});
+  return first;
+}
+
+// The metrics of the figure columns, in their order.
+std::vector<Metric> figure_metrics(const ExtraColumns& extra) {
+  std::vector<Metric> out = {Metric::kCpu, Metric::kSize, Metric::kResident};
+  if (extra.anon) out.push_back(Metric::kAnon);
+  if (extra.heap) out.push_back(Metric::kHeap);
+  out.push_back(Metric::kCopied);
+  out.push_back(Metric::kMalloc);
+  return out;
+}
+
+// A figure nobody counted is unknown ("–"), never 0. One some processes were
+// not counted in gets a mark, and `notes` a footnote saying how many.
+void add_figures(Row& r, const RunFigures& f, const ExtraColumns& extra,
+                 std::vector<std::string>* notes, const std::string& label) {
+  bool partly = false;
+  for (Metric m : figure_metrics(extra)) {
+    Cell cell = metric_counted(f, m) ? Cell::of_number(metric_of(f, m)) : Cell::unknown();
+    if (notes && metric_partly_counted(f, m)) {
+      cell.mark = kPartlyCountedMark;
+      partly = true;
+    }
+    r.cells.push_back(cell);
+  }
+  if (partly)
+    notes->push_back(fmt::format("{} {}: {}; its Copied and Malloc leave theirs out.",
+                                 kPartlyCountedMark, label, without_shim_note(f)));
+}
+
+// Where no run is counted (every run failed) the figures are blank, not zero.
+void add_blank_figures(Row& r, const ExtraColumns& extra) {
+  for (size_t i = 0; i < figure_count(extra); ++i) r.cells.push_back(Cell::empty());
+}
+
+// How the runs ended: the Exit column and `failed_runs`, after every other
+// column in CSV and JSON. Present with +exit, or whenever a run failed; then a
+// footnote says what failed means and what the figures hold.
+bool exit_columns_shown(const ExtraColumns& extra, bool failed) {
+  return extra.exit || failed;
+}
+
+void add_exit_columns(Table& t) {
+  Column failed = number_column("failed_runs", "", "", "", 0, 2, 0);
+  failed.in_table = false;
+  failed.machine_last = true;
+  t.columns.push_back(failed);
+  Column exit = text_column("exit", "Exit", "Exit");
+  exit.machine_last = true;
+  t.columns.push_back(exit);
+}
+
+void add_exit_cells(Row& r, const Operation& o) {
+  std::vector<RunEnd> ends;
+  for (const RunFigures& run : o.runs) ends.push_back(run.end);
+  r.cells.push_back(Cell::of_integer(int64_t(failed_runs(o))));
+  r.cells.push_back(Cell::of_text(ends_summary(ends)));
+}
+
+void add_failed_note(Table& t, bool include_failed) {
+  t.notes.push_back(
+      include_failed
+          ? "Exit: failed runs (exit status not 0, a signal, --timeout, interrupted) are "
+            "counted in the figures and Runs (--include-failed)."
+          : "Exit: failed runs (exit status not 0, a signal, --timeout, interrupted) are left "
+            "out of the figures and Runs; --include-failed counts them.");
+}
+
+Column runs_column(bool in_table) {
+  Column c = number_column("runs", "", "Runs", "Runs", 4, 2, 0);
+  c.in_table = in_table;
+  return c;
+}
+
+Column data_column(std::string key) {
+  Column c = number_column(std::move(key), "", "", "", 0, 2, 3);
+  c.in_table = false;
+  return c;
+}
+
+bool any_repeated(const std::vector<Operation>& ops) {
+  return std::any_of(ops.begin(), ops.end(), [](const Operation& o) { return o.runs.size() > 1; });
+}
+
+std::optional<ExtraColumns> parse_columns(std::string_view spec, std::string* error) {
+  struct Known {
+    const char* name;
+    bool ExtraColumns::*flag;
+  };
+  static const Known kKnown[] = {
+      {"anon", &ExtraColumns::anon}, {"heap", &ExtraColumns::heap}, {"exit", &ExtraColumns::exit}};
+  std::string known;
+  for (const Known& k : kKnown) known += fmt::format("{}+{}", known.empty() ? "" : ", ", k.name);
+  ExtraColumns out;
+  for (std::string_view item : comma_list(spec)) {
+    if (item.size() < 2 || item[0] != '+') {
+      *error = fmt::format("--columns '{}': '{}' is not +NAME (known: {})", spec, item, known);
+      return std::nullopt;
+    }
+    std::string_view name = item.substr(1);
+    const Known* k = std::find_if(std::begin(kKnown), std::end(kKnown),
+                                  [&](const Known& k) { return name == k.name; });
+    if (k == std::end(kKnown)) {
+      *error = fmt::format("--columns '{}': unknown column '{}' (known: {})", spec, name, known);
+      return std::nullopt;
+    }
+    out.*(k->flag) = true;
+  }
+  return out;
+}
+
+}  // namespace account

@@ -1,0 +1,68 @@
+/// The pieces every table of figures is built from (the report's tables and
+/// compare's): the label columns, the figure columns with their cells, the
+/// Exit and Runs columns, and the extra columns `--columns` adds.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "aggregate.h"
+#include "metric.h"
+#include "table.h"
+
+namespace account {
+
+/// Figure columns that are off by default, chosen with `--columns +NAME,...`.
+/// Each sits in its section of the text table and Markdown, and after every
+/// other column in CSV and JSON (the default header stays a prefix).
+struct ExtraColumns {
+  bool anon = false;  ///< "+anon": peak anonymous resident, after Resident (`anon_mib`)
+  bool heap = false;  ///< "+heap": the largest process's heap peak, after Anon (`heap_mib`)
+  /// "+exit": how the runs ended (`failed_runs`, `exit`); shown without it when a run failed.
+  bool exit = false;
+};
+
+/// Parses a comma list of +NAME items ("+anon,+heap,+exit"). On failure returns nullopt and
+/// puts one line naming the bad item and the known names in *error.
+std::optional<ExtraColumns> parse_columns(std::string_view spec, std::string* error);
+
+Column text_column(std::string key, std::string heading, std::string markdown, size_t sep = 2);
+Column number_column(std::string key, std::string heading1, std::string heading2,
+                     std::string markdown, size_t width, size_t sep, int decimals);
+/// A column for CSV and JSON only (three decimals).
+Column data_column(std::string key);
+/// Runs: in the text table only when `in_table` (some operation ran more than once).
+Column runs_column(bool in_table);
+
+/// The Test and Operation columns, laid out as the Monotone seed's table.
+void add_label_columns(Table& t);
+/// "test/op", or "op" without a test.
+std::string operation_name(const std::string& test, const std::string& op);
+
+/// The figures a table shows, in their column order.
+std::vector<Metric> figure_metrics(const ExtraColumns& extra);
+/// The figure columns (figure_metrics), under the "Maximum (MiB)" span;
+/// returns the index of the first.
+size_t add_figure_columns(Table& t, const ExtraColumns& extra);
+/// A row's figure cells. A figure nobody counted is unknown ("–"), never 0.
+/// With `notes`, one some processes were not counted in gets a mark, and
+/// `notes` a footnote naming `label` and saying how many.
+void add_figures(Row& r, const RunFigures& f, const ExtraColumns& extra,
+                 std::vector<std::string>* notes = nullptr, const std::string& label = "");
+/// Where no run is counted (every run failed) the figures are blank, not zero.
+void add_blank_figures(Row& r, const ExtraColumns& extra);
+
+/// How the runs ended: the Exit column and `failed_runs`, after every other
+/// column in CSV and JSON. Present with +exit, or whenever a run failed; then a
+/// footnote (add_failed_note) says what failed means and what the figures hold.
+bool exit_columns_shown(const ExtraColumns& extra, bool failed);
+void add_exit_columns(Table& t);
+void add_exit_cells(Row& r, const Operation& o);
+void add_failed_note(Table& t, bool include_failed);
+
+/// Whether some operation ran more than once.
+bool any_repeated(const std::vector<Operation>& ops);
+
+}  // namespace account
