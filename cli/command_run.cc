@@ -140,6 +140,7 @@ struct RunResult {
   int status = 0;  // raw wait status
   bool aborted = false;
   int interrupted = 0;                // the first signal account run got and passed on, 0: none
+  uint64_t killed_after = 0;          // processes SIGKILLed when --kill-after ran out
   bool started = true;                // false: the command could not be run at all
   uint64_t start_ns = 0, end_ns = 0;  // the command's own: spawn to its end
   uint64_t tree_end_ns = 0;           // when the last process of the tree ended
@@ -169,6 +170,7 @@ std::string tree_record(const RunOptions& o, const RunResult& r, unsigned run) {
   t.wait_status = r.status;
   t.aborted = r.aborted;
   t.interrupted = r.interrupted;
+  t.killed_after = r.killed_after;
   t.stop_signals = o.stop_signals.data();
   t.stop_signal_count = int(o.stop_signals.size());
   std::vector<const char*> argv;
@@ -327,6 +329,13 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   Ticker ticker(o.interval_ms ? o.interval_ms : 5);
   auto started = std::chrono::steady_clock::now();
   std::vector<pid_t> killed;
+  std::vector<pid_t> killed_late;  // by --kill-after, each pid once
+  auto kill_late = [&](pid_t p) {
+    if (kill(p, SIGKILL) != 0) return;
+    killed.push_back(p);
+    if (std::find(killed_late.begin(), killed_late.end(), p) == killed_late.end())
+      killed_late.push_back(p);
+  };
   // A signal to account run goes on to the command and every live process of
   // its tree (a second one, as Ctrl-C gives the command from the terminal, is
   // harmless); what is left of the tree --kill-after later is killed.
@@ -342,8 +351,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   };
   auto kill_when_due = [&] {
     if (std::chrono::steady_clock::now() < kill_at) return false;
-    for (pid_t p : tree.live())
-      if (kill(p, SIGKILL) == 0) killed.push_back(p);
+    for (pid_t p : tree.live()) kill_late(p);
     return true;
   };
   bool killed_after = false;
@@ -367,7 +375,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
     bool child_ended = child_fd < 0 || (fds[1].revents & POLLIN);
     if ((child_ended || ++turns % kSlowEvery == 0) && reap_others(child)) break;
     if (kill_when_due()) {
-      kill(child, SIGKILL);
+      kill_late(child);
       killed_after = true;
     }
     if (o.timeout_s > 0 && !r.aborted &&
@@ -401,6 +409,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
     poll(&p, 1, 10);
     tree.handle_ended();
   }
+  r.killed_after = killed_late.size();
   size_t running = tree.settle();
   waitpid(child, &r.status, 0);
   reap_others(-1);

@@ -57,6 +57,8 @@ inline constexpr char kProcessesWithoutShim[] = "processes_without_shim";
 inline constexpr char kAborted[] = "aborted";
 inline constexpr char kCommand[] = "command";          // the command's argv
 inline constexpr char kInterrupted[] = "interrupted";  // the signal account run got
+// Processes account run SIGKILLed when --kill-after ran out after that signal.
+inline constexpr char kKilledAfter[] = "killed_after";
 inline constexpr char kStopSignals[] =
     "stop_signals";  // signals that are the command's normal stop
 // account watch --tree: processes of the tree that no record shows (shorter

@@ -228,6 +228,7 @@ void compose_tree_record(TextBuffer& out, const TreeFigures& tree) {
   out.key(kAborted);
   out.put(tree.aborted ? "true" : "false");
   if (tree.interrupted) out.field_int(kInterrupted, tree.interrupted);
+  if (tree.killed_after) out.field(kKilledAfter, tree.killed_after);
   if (tree.stop_signal_count > 0) {
     out.key(kStopSignals);
     out.put('[');

@@ -68,7 +68,8 @@ struct TreeFigures {
   bool have_status = false;
   int wait_status = 0;  // the command's raw wait status
   bool aborted = false;
-  int interrupted = 0;  // the signal that interrupted account run, 0: none
+  int interrupted = 0;        // the signal that interrupted account run, 0: none
+  uint64_t killed_after = 0;  // processes SIGKILLed when --kill-after ran out (written when not 0)
   // The signals that are the command's normal stop (--stop-signal; a watched
   // root's TERM, INT, HUP): written as stop_signals when there are any.
   const int* stop_signals = nullptr;
