@@ -16,6 +16,8 @@
 #include "backtrace_unwind.h"
 #include "counters.h"
 #include "next_allocator.h"
+#include "raw_syscall.h"
+#include "record_writer.h"
 #include "settings.h"
 #include "text_buffer.h"
 #include "usable_size.h"
@@ -32,11 +34,16 @@ namespace {
 // reallocarray): unwound as well, then skipped.
 constexpr uint32_t kSkipBudget = 8;
 
+// As the records' output, the log follows no link, never blocks on a FIFO and
+// goes into no file of another user's.
 int open_log(const char* path) {
-  int fd;
-  do fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
-  while (fd < 0 && errno == EINTR);
-  return fd_above_stdio(fd);
+  int fd = open_output(path, false);
+  struct stat st;
+  if (fd >= 0 && (raw_fstat(fd, &st) != 0 || owned_by_another_user(st))) {
+    raw_close(fd);
+    return -1;
+  }
+  return fd;
 }
 
 // One JSON line, one write: {"pid":..,"tid":..,"time_ns":..,"size":..,"frames":[..]}.

@@ -71,32 +71,49 @@ void expand_output_path(const Settings& settings, int pid, char* path, uint64_t 
   path[out.size()] = 0;
 }
 
-// The descriptor, or -errno. Raw system calls: see raw_syscall.h.
-// O_NONBLOCK: a FIFO (or one put at the path) never holds the process at its
-// exit; a full pipe loses the record (EAGAIN) instead. A pinned output (the
-// run's, which made it) is never created: gone, it stays gone.
-int open_output(const char* path, bool create) {
-  int fd;
-  // Read-write so the last byte can be checked; write-only where reading is not allowed.
-  const int flags =
-      O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | (create ? O_CREAT : 0);
-  do fd = raw_open(path, O_RDWR | flags, 0600);
-  while (fd == -EINTR);
-  if (fd == -EACCES) {
-    do fd = raw_open(path, O_WRONLY | flags, 0600);
-    while (fd == -EINTR);
-  }
-  if (fd < 0) return fd;
-  fd = fd_above_stdio(fd);
-  return fd < 0 ? -EMFILE : fd;
-}
-
 void put_mib(TextBuffer& out, uint64_t bytes) {
   out.put_fixed(bytes * 100 / kMiB, 2);  // hundredths of MiB
   out.put(" MiB");
 }
 
 }  // namespace
+
+// Raw system calls: see raw_syscall.h.
+// O_NONBLOCK: a FIFO (or one put at the path) never holds the process at its
+// exit; a full pipe loses the record (EAGAIN) instead. A pinned output (the
+// run's, which made it) is never created: gone, it stays gone. Any other is
+// created if missing, and reached through no symbolic link, neither the file
+// nor a directory on its way (-ELOOP): a link another user planted in a shared
+// directory cannot lead the records, or their creation, into a file of its
+// choosing. Before Linux 5.6 (no openat2) only the file's own name is checked.
+int open_output(const char* path, bool pinned) {
+  const int flags =
+      O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | (pinned ? 0 : O_CREAT);
+  auto open_as = [&](int access) {
+    int fd;
+    do
+      fd = pinned ? raw_open(path, access | flags, 0600)
+                  : raw_open_no_symlinks(path, access | flags, 0600);
+    while (fd == -EINTR);
+    if (fd == -ENOSYS) {
+      do fd = raw_open(path, access | flags, 0600);
+      while (fd == -EINTR);
+    }
+    return fd;
+  };
+  // Read-write so the last byte can be checked; write-only where reading is not allowed.
+  int fd = open_as(O_RDWR);
+  if (fd == -EACCES) fd = open_as(O_WRONLY);
+  if (fd < 0) return fd;
+  fd = fd_above_stdio(fd);
+  return fd < 0 ? -EMFILE : fd;
+}
+
+bool owned_by_another_user(const struct stat& st) {
+  // Root's file is no attacker's: only root can have made it writable to this process.
+  return (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode)) && st.st_uid != 0 &&
+         st.st_uid != getauxval(AT_EUID);
+}
 
 RecordSource this_image() {
   RecordSource src;
@@ -289,7 +306,7 @@ void compose_summary(TextBuffer& out, const RecordSource& src, const FinalFigure
 int append_record(const Settings& settings, int pid, const char* data, uint64_t len, char* path,
                   uint64_t path_cap) {
   expand_output_path(settings, pid, path, path_cap);
-  int fd = open_output(path, !settings.output_pinned);
+  int fd = open_output(path, settings.output_pinned);
   if (fd < 0) return -fd;
   // A writer that died mid-line (another tool, a full disk) left the file
   // without its final newline: start on a line of our own rather than glue our
@@ -311,19 +328,18 @@ int append_record(const Settings& settings, int pid, const char* data, uint64_t 
   char newline = '\n';
   iovec parts[2] = {{&newline, 0}, {const_cast<char*>(data), len}};
   struct stat st;
-  bool have_stat = (len > 0 || settings.output_pinned) && raw_fstat(fd, &st) == 0;
+  bool have_stat = raw_fstat(fd, &st) == 0;
   // The run's own file, or nothing: another file at its path (one another
-  // user made after the run removed it) gets no record. The fstat is the one
-  // the last-byte check needs anyway: no system call added.
+  // user made after the run removed it) gets no record.
   if (settings.output_pinned && (!have_stat || uint64_t(st.st_dev) != settings.output_dev ||
                                  uint64_t(st.st_ino) != settings.output_ino)) {
     raw_close(fd);
     return ESTALE;
   }
-  // The run made its output as this process's user: a regular file another
-  // user owns (one that user made before the run) gets no record. The euid
-  // of the exec (auxiliary vector: no system call).
-  if (settings.output_pinned && S_ISREG(st.st_mode) && st.st_uid != getauxval(AT_EUID)) {
+  // Records (argv included) never go into a file, or to the reader of a FIFO,
+  // of another user: a 0666 file or a FIFO someone made in a shared directory
+  // before the run or the program created its own.
+  if (have_stat && owned_by_another_user(st)) {
     raw_close(fd);
     return EPERM;
   }
@@ -353,11 +369,12 @@ bool check_output_writable(const Settings& settings, int pid) {
   if (err == 0) return true;
   g_output_warned = true;
   warn("cannot write records to ACCOUNT_OUTPUT=", path, ": ",
-       err == ELOOP ? "it is a symbolic link (refused)"
+       err == ELOOP ? "it is a symbolic link, or a path through one (refused)"
        : settings.output_pinned && (err == ESTALE || err == ENOENT)
            ? "it is not the file account run made (the run is over; refused)"
-       : settings.output_pinned && err == EPERM ? "it is owned by another user (refused)"
-                                                : strerrordesc_np(err),
+       : err == EPERM ? "it is owned by another user (refused)"
+       : err == ENXIO ? "it is a FIFO no process reads (refused)"
+                      : strerrordesc_np(err),
        "; this process is not recorded");
   return false;
 }

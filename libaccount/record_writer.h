@@ -6,6 +6,7 @@
 #pragma once
 
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "../sampler/ending.h"
 #include "../sampler/proc_files.h"
@@ -85,6 +86,16 @@ struct TreeFigures {
   const char* unseen_source = "";
 };
 void compose_tree_record(TextBuffer& out, const TreeFigures& tree);
+
+// Opens a file the shim writes records or logs to, for appending: a pinned
+// output (account run's) as it is, any other created if missing and reached
+// through no symbolic link; never blocking on a FIFO. The descriptor (above
+// stdio), or -errno (-ELOOP: a link on the way).
+int open_output(const char* path, bool pinned);
+// True for a regular file or FIFO whose owner is neither this exec's effective
+// uid nor root: nothing of this process's goes there (a device such as
+// /dev/null is no user's).
+bool owned_by_another_user(const struct stat& st);
 
 // Appends one record with a single write (O_APPEND) to the output of `settings`
 // for process `pid`. Returns 0 or an errno value; *path receives the expanded path.

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -71,6 +72,17 @@ inline uint64_t raw_clock_ns(clockid_t clock) {
 // does (-errno on failure). EINTR is the caller's to retry.
 inline int raw_open(const char* path, int flags, mode_t mode = 0) {
   return int(raw_syscall(SYS_openat, long(AT_FDCWD), long(path), long(flags), long(mode)));
+}
+
+// openat2(2) with RESOLVE_NO_SYMLINKS: ELOOP when any component of `path` is
+// a symbolic link; -ENOSYS before Linux 5.6 (or under a seccomp filter that
+// does not know it).
+inline int raw_open_no_symlinks(const char* path, int flags, mode_t mode) {
+  open_how how{};
+  how.flags = uint64_t(flags);
+  how.mode = uint64_t(mode);
+  how.resolve = RESOLVE_NO_SYMLINKS;
+  return int(raw_syscall(SYS_openat2, long(AT_FDCWD), long(path), long(&how), long(sizeof how)));
 }
 
 inline int raw_close(int fd) {

@@ -35,10 +35,11 @@ TEST(RobustnessSafety, PlantedSymlinkIsRefusedWithOneWarning) {
     ShimRun run = run_with_shim(dir, argv, {{"ACCOUNT_OUTPUT", dir.file(name)}});
     EXPECT_EQ(run.result.status, plain.status);
     EXPECT_EQ(run.result.out, plain.out);
-    EXPECT_EQ(run.result.err, "account: cannot write records to ACCOUNT_OUTPUT=" + dir.file(name) +
-                                  ": it is a symbolic link (refused); this process is not "
-                                  "recorded\n" +
-                                  plain.err);
+    EXPECT_EQ(run.result.err,
+              "account: cannot write records to ACCOUNT_OUTPUT=" + dir.file(name) +
+                  ": it is a symbolic link, or a path through one (refused); this process is not "
+                  "recorded\n" +
+                  plain.err);
   }
   EXPECT_EQ(slurp(dir.file("victim")), "precious\n");
   EXPECT_FALSE(fs::exists(dir.file("not-there")));
