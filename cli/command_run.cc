@@ -299,7 +299,7 @@ std::chrono::steady_clock::time_point after_seconds(double s) {
 }
 
 RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, RunSignals& signals,
-                   bool temporary) {
+                   bool temporary, RunGuard& guard) {
   RunResult r;
   uint64_t cpu_at_start = process_cpu_now_ns();
   std::string image_dir = make_image_dir();
@@ -312,7 +312,9 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   if (o.timeline) tree.follow_images_every_tick();
 
   // The command starts with the signal mask and dispositions account run started with.
-  Spawned spawned = spawn_command(o.command, signals.child());
+  // A guard that knows the tree by list reaches the command's children through
+  // it: the command must not die first and orphan them (run_guard.h).
+  Spawned spawned = spawn_command(o.command, signals.child(), nullptr, !guard.by_list());
   if (spawned.pid < 0) {
     int err = spawned.error;
     fmt::print(stderr, "account: cannot run '{}': {}\n", o.command[0], std::strerror(err));
@@ -323,6 +325,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
     return r;
   }
   pid_t child = spawned.pid;
+  guard.publish(child, {});
   tree.add_root(child);
   r.start_ns = spawned.exec_ns;
   int child_fd = int(syscall(SYS_pidfd_open, child, 0));
@@ -372,6 +375,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
     // The command's end wakes the loop through its pidfd; orphans that came
     // back to us are reaped every kSlowEvery turns (a waitid every tick was
     // one of the few system calls left in an idle tick).
+    guard.publish(child, tree.live());
     bool child_ended = child_fd < 0 || (fds[1].revents & POLLIN);
     if ((child_ended || ++turns % kSlowEvery == 0) && reap_others(child)) break;
     if (kill_when_due()) {
@@ -397,6 +401,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
       pass_on_signals();
       if (ticker.due()) tree.tick();
       tree.handle_ended();
+      guard.publish(child, tree.live());
       reap_others(child);
       killed_after = kill_when_due();
     }
@@ -632,7 +637,7 @@ int command_run(const Args& args) {
         break;
       }
     }
-    RunResult r = run_once(o, path, run, signals, !temporary.path.empty());
+    RunResult r = run_once(o, path, run, signals, !temporary.path.empty(), guard);
     // Once per command: processes of the tree that never wrote a record.
     if (r.processes_without_shim > 0 && !warned_without_shim) {
       warned_without_shim = true;

@@ -22,7 +22,7 @@ uint64_t realtime_now() {
 }  // namespace
 
 Spawned spawn_command(const std::vector<std::string>& command, const ChildSignals& signals,
-                      char* const* envp) {
+                      char* const* envp, bool die_with_parent) {
   // Held in memory the child only reads (a register variable may be clobbered by vfork).
   char* const* volatile env = envp ? envp : environ;
   std::vector<char*> argv;
@@ -46,7 +46,7 @@ Spawned spawn_command(const std::vector<std::string>& command, const ChildSignal
     sigprocmask(SIG_SETMASK, &signals.mask, nullptr);
     // Dies with account run, also when it is SIGKILLed (which no handler
     // sees). No race: vfork holds the parent until the exec.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (die_with_parent) prctl(PR_SET_PDEATHSIG, SIGKILL);
     exec_ns = realtime_now();
     execvpe(argv[0], argv.data(), env);
     exec_errno = errno;

@@ -21,8 +21,9 @@ struct Spawned {
 
 // Runs `command` (searched in PATH like execvp) as a vfork child of this
 // process, with the signal mask and dispositions of `signals` and the
-// environment `envp` (nullptr: this process's).
+// environment `envp` (nullptr: this process's). With `die_with_parent` the
+// kernel kills it when this process dies (PR_SET_PDEATHSIG).
 Spawned spawn_command(const std::vector<std::string>& command, const ChildSignals& signals,
-                      char* const* envp = nullptr);
+                      char* const* envp = nullptr, bool die_with_parent = true);
 
 }  // namespace account
