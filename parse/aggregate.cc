@@ -1,11 +1,13 @@
 #include "aggregate.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <map>
 #include <numeric>
 #include <unordered_map>
 
+#include "figures.h"
 #include "saturating.h"
 
 namespace account {
@@ -34,8 +36,9 @@ struct ProcFigures {
   int64_t pid = 0;
   bool exec = false;
   bool counted = true;  // the shim counted its copies and allocations
-  double cpu_s = 0;
-  uint64_t size = 0, rss = 0, anon = 0, heap = 0, copied = 0, malloc = 0;
+  // Each figure of the registry (figures.h), by its unit.
+  std::array<double, kFigureCount> seconds{};
+  std::array<uint64_t, kFigureCount> bytes{};
   uint64_t start_ns = 0, end_ns = 0;
   RunEnd end;
   std::string command;  // the argv, for unlabelled records only (grouping)
@@ -46,18 +49,30 @@ ProcFigures figures_of(const ProcessRecord& p) {
   f.pid = p.pid;
   f.exec = p.end == "exec";
   f.counted = p.counted;
-  f.cpu_s = p.cpu_user_s + p.cpu_sys_s;
-  f.size = std::max(p.vm_peak_bytes, p.sampled_size_peak_bytes);
-  f.rss = std::max(p.rss_peak_bytes, p.sampled_rss_peak_bytes);
-  f.anon = p.sampled_rss_anon_peak_bytes;  // the kernel keeps no anonymous peak
-  f.heap = p.heap_peak_bytes;
-  f.copied = p.copied_bytes;
-  f.malloc = p.malloc_bytes;
+  for (const Figure& fig : figures()) {
+    size_t i = size_t(fig.metric);
+    if (fig.process_seconds) f.seconds[i] = fig.process_seconds(p);
+    if (fig.process_bytes) f.bytes[i] = fig.process_bytes(p);
+  }
   f.start_ns = p.start_ns;
   f.end_ns = p.end_ns;
   f.end = end_of_process(p);
   if (p.test.empty() && p.op.empty()) f.command = joined(p.argv);
   return f;
+}
+
+// A process's figures as a run of that one process.
+RunFigures own_figures(const ProcFigures& f) {
+  RunFigures r;
+  for (const Figure& fig : figures()) {
+    size_t i = size_t(fig.metric);
+    if (fig.seconds && fig.summed != Summed::kSpan) r.*fig.seconds = f.seconds[i];
+    if (fig.bytes) r.*fig.bytes = f.bytes[i];
+  }
+  r.processes = 1;
+  r.shim_processes = f.counted ? 1 : 0;
+  r.processes_without_shim = f.counted ? 0 : 1;
+  return r;
 }
 
 ProcessRow row_of(const ProcessRecord& p, const ProcFigures& f) {
@@ -67,12 +82,7 @@ ProcessRow row_of(const ProcessRecord& p, const ProcFigures& f) {
   r.program = slash == std::string::npos ? p.exe : p.exe.substr(slash + 1);
   r.argv0 = p.argv.empty() ? std::string() : p.argv[0];
   r.end = p.end;
-  r.cpu_s = f.cpu_s;
-  r.size_bytes = f.size;
-  r.resident_bytes = f.rss;
-  r.anon_bytes = f.anon;
-  r.copied_bytes = f.copied;
-  r.malloc_bytes = f.malloc;
+  r.figures = own_figures(f);
   r.record = std::make_shared<const ProcessRecord>(p);
   return r;
 }
@@ -82,8 +92,8 @@ struct Pending {
   std::unique_ptr<ProcessRow> row;  // only when keeping processes
 };
 
-// The peak rule of one figure (size, resident, anon) over a run: the larger of
-// the tree record's sampled concurrent peak, where one exists, and the largest
+// The peak rule (Summed::kPeak) of one figure over a run: the larger of the
+// tree record's sampled concurrent peak, where one exists, and the largest
 // single process's peak.
 struct RunPeak {
   uint64_t tree = 0;
@@ -97,17 +107,62 @@ struct RunPeak {
   uint64_t value() const { return std::max(tree, largest_process); }
 };
 
+// Each figure of a run as its Summed rule gathers it.
+struct FigureSums {
+  std::array<double, kFigureCount> seconds{};  // kAddedOverImages: images counted
+  std::array<double, kFigureCount> unseen{};   // kAddedOverImages: the tree record's part
+  std::array<uint64_t, kFigureCount> bytes{};  // kAdded (saturating), kLargest
+  std::array<RunPeak, kFigureCount> peaks{};   // kPeak
+
+  void add(const ProcFigures& f, bool image_counts) {
+    for (const Figure& fig : figures()) {
+      size_t i = size_t(fig.metric);
+      switch (fig.summed) {
+        case Summed::kAddedOverImages:
+          if (image_counts) seconds[i] += f.seconds[i];
+          break;
+        case Summed::kAdded:
+          add_saturating(bytes[i], f.bytes[i]);
+          break;
+        case Summed::kPeak:
+          peaks[i].add_process(f.bytes[i]);
+          break;
+        case Summed::kLargest:
+          bytes[i] = std::max(bytes[i], f.bytes[i]);
+          break;
+        case Summed::kSpan:
+          break;
+      }
+    }
+  }
+  void merge(const FigureSums& o) {
+    for (const Figure& fig : figures()) {
+      size_t i = size_t(fig.metric);
+      seconds[i] += o.seconds[i];
+      if (fig.summed == Summed::kLargest)
+        bytes[i] = std::max(bytes[i], o.bytes[i]);
+      else
+        add_saturating(bytes[i], o.bytes[i]);
+      peaks[i].merge(o.peaks[i]);
+    }
+  }
+  void set_tree(const TreeRecord& t) {
+    for (const Figure& fig : figures()) {
+      size_t i = size_t(fig.metric);
+      if (fig.tree_peak) peaks[i].tree = fig.tree_peak(t);
+      if (fig.tree_unseen) unseen[i] = fig.tree_unseen(t);
+    }
+  }
+};
+
 struct RunAcc {
   bool has_tree = false;
   uint64_t tree_start = 0, tree_end = 0;
   uint64_t tree_last_end = 0;  // tree_end_ns: processes that outlived the command belong too
-  double cpu_s = 0;
-  double unseen_cpu_s = 0;  // account watch --tree: CPU of processes no record shows
   RunEnd tree_how;
   std::string tree_command;
-  RunPeak size, rss, anon;
-  uint64_t heap = 0;
-  uint64_t copied = 0, malloc = 0, processes = 0;
+  FigureSums sums;
+  uint64_t processes = 0;
   uint64_t counted = 0;            // process records the shim wrote
   uint64_t uncounted_records = 0;  // records of processes without it ("counted": false)
   uint64_t tree_without_shim = 0;  // the tree record's processes_without_shim
@@ -118,9 +173,10 @@ struct RunAcc {
   std::string root_command;
   std::unordered_map<int64_t, RunEnd> failed_ends;  // pid -> a failed image's end
   uint64_t min_start = std::numeric_limits<uint64_t>::max(), max_start = 0, max_end = 0;
-  // pid -> CPU of an image that exec'd, and whether the shim counted it: with
-  // no later image of that pid recorded, the next image ran without the shim.
-  std::unordered_map<int64_t, std::pair<double, bool>> exec_cpu;
+  // pid -> the figures added over images (CPU) of an image that exec'd, and
+  // whether the shim counted it: with no later image of that pid recorded,
+  // the next image ran without the shim.
+  std::unordered_map<int64_t, std::pair<std::array<double, kFigureCount>, bool>> exec_cpu;
   std::vector<ProcessRow> rows;
 
   void take_root(int64_t pid, uint64_t start, const RunEnd& end, const std::string& command) {
@@ -138,18 +194,11 @@ struct RunAcc {
       take_root(f.pid, f.start_ns, f.end, f.command);
     else if (f.pid == root_pid && f.end.how != RunEnd::How::kUnknown)
       root_end = f.end;
-    if (f.exec) {
-      exec_cpu[f.pid] = {f.cpu_s, f.counted};
-    } else {
+    if (f.exec)
+      exec_cpu[f.pid] = {f.seconds, f.counted};
+    else
       exec_cpu.erase(f.pid);
-      cpu_s += f.cpu_s;
-    }
-    size.add_process(f.size);
-    rss.add_process(f.rss);
-    anon.add_process(f.anon);
-    heap = std::max(heap, f.heap);
-    add_saturating(copied, f.copied);
-    add_saturating(malloc, f.malloc);
+    sums.add(f, /*image_counts=*/!f.exec);
     ++processes;
     ++(f.counted ? counted : uncounted_records);
     min_start = std::min(min_start, f.start_ns);
@@ -164,13 +213,7 @@ struct RunAcc {
       take_root(other.root_pid, other.root_start, other.root_end, other.root_command);
     for (auto& [pid, cpu] : other.exec_cpu)
       if (!exec_cpu.count(pid)) exec_cpu[pid] = cpu;
-    cpu_s += other.cpu_s;
-    size.merge(other.size);
-    rss.merge(other.rss);
-    anon.merge(other.anon);
-    heap = std::max(heap, other.heap);
-    add_saturating(copied, other.copied);
-    add_saturating(malloc, other.malloc);
+    sums.merge(other.sums);
     processes += other.processes;
     counted += other.counted;
     uncounted_records += other.uncounted_records;
@@ -187,29 +230,34 @@ struct RunAcc {
     tree_start = t.start_ns;
     tree_end = t.end_ns;
     tree_last_end = t.tree_end_ns;
-    size.tree = t.sampled_size_peak_bytes;
-    rss.tree = t.sampled_rss_peak_bytes;
-    anon.tree = t.sampled_rss_anon_peak_bytes;
+    sums.set_tree(t);
     tree_how = end_of_tree(t);
     tree_command = joined(t.command);
-    unseen_cpu_s = t.unseen_cpu_s;
     tree_without_shim = t.processes_without_shim;
   }
 
   RunFigures finish() {
     RunFigures r;
-    r.cpu_s = cpu_s + unseen_cpu_s;
-    uint64_t exec_without_shim = 0;
-    for (const auto& [pid, image] : exec_cpu) {
-      r.cpu_s += image.first;
-      exec_without_shim += image.second ? 1 : 0;
+    for (const Figure& fig : figures()) {
+      size_t i = size_t(fig.metric);
+      switch (fig.summed) {
+        case Summed::kAddedOverImages:
+          r.*fig.seconds = sums.seconds[i] + sums.unseen[i];
+          for (const auto& [pid, image] : exec_cpu) r.*fig.seconds += image.first[i];
+          break;
+        case Summed::kAdded:
+        case Summed::kLargest:
+          r.*fig.bytes = sums.bytes[i];
+          break;
+        case Summed::kPeak:
+          r.*fig.bytes = sums.peaks[i].value();
+          break;
+        case Summed::kSpan:
+          break;
+      }
     }
-    r.size_bytes = size.value();
-    r.resident_bytes = rss.value();
-    r.anon_bytes = anon.value();
-    r.heap_bytes = heap;
-    r.copied_bytes = copied;
-    r.malloc_bytes = malloc;
+    uint64_t exec_without_shim = 0;
+    for (const auto& [pid, image] : exec_cpu) exec_without_shim += image.second ? 1 : 0;
     r.processes = processes;
     r.shim_processes = counted;
     add_saturating(r.processes_without_shim, uncounted_records);
@@ -453,21 +501,19 @@ T median(const std::vector<RunFigures>& runs, Get get) {
 
 RunFigures median_of_runs(const std::vector<RunFigures>& runs) {
   RunFigures m;
-  m.cpu_s = median<double>(runs, [](const RunFigures& r) { return r.cpu_s; });
-  m.size_bytes = median<uint64_t>(runs, [](const RunFigures& r) { return r.size_bytes; });
-  m.resident_bytes = median<uint64_t>(runs, [](const RunFigures& r) { return r.resident_bytes; });
-  m.anon_bytes = median<uint64_t>(runs, [](const RunFigures& r) { return r.anon_bytes; });
-  // Copies, allocations and heap: over the runs where the shim counted some.
-  std::vector<RunFigures> shim_runs;
+  std::vector<RunFigures> shim_runs;  // MedianOver::kShimRuns: where the shim counted some
   for (const RunFigures& r : runs) {
     add_saturating(m.shim_processes, r.shim_processes);
     add_saturating(m.processes_without_shim, r.processes_without_shim);
     if (r.shim_processes > 0) shim_runs.push_back(r);
   }
-  m.heap_bytes = median<uint64_t>(shim_runs, [](const RunFigures& r) { return r.heap_bytes; });
-  m.copied_bytes = median<uint64_t>(shim_runs, [](const RunFigures& r) { return r.copied_bytes; });
-  m.malloc_bytes = median<uint64_t>(shim_runs, [](const RunFigures& r) { return r.malloc_bytes; });
-  m.wall_s = median<double>(runs, [](const RunFigures& r) { return r.wall_s; });
+  for (const Figure& f : figures()) {
+    const std::vector<RunFigures>& over = f.median == MedianOver::kShimRuns ? shim_runs : runs;
+    if (f.seconds)
+      m.*f.seconds = median<double>(over, [&](const RunFigures& r) { return r.*f.seconds; });
+    else
+      m.*f.bytes = median<uint64_t>(over, [&](const RunFigures& r) { return r.*f.bytes; });
+  }
   m.processes = median<uint64_t>(runs, [](const RunFigures& r) { return r.processes; });
   return m;
 }

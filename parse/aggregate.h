@@ -12,20 +12,11 @@
 
 namespace account {
 
-/// One process image as `--by process` shows it.
-struct ProcessRow {
-  int64_t pid = 0;
-  std::string program;  ///< basename of exe
-  std::string argv0;
-  std::string end;  ///< exit, exec, signal, killed
-  double cpu_s = 0;
-  uint64_t size_bytes = 0, resident_bytes = 0, copied_bytes = 0, malloc_bytes = 0;
-  uint64_t anon_bytes = 0;  ///< sampled anonymous resident peak (0: not in the record)
-  /// The whole record (start, end, argv, timeline) for charts.
-  std::shared_ptr<const ProcessRecord> record;
-};
+struct ProcessRow;
 
-/// The figures of one run of an operation (one tree record and its processes).
+/// The figures of one run of an operation (one tree record and its processes):
+/// a field per figure of the registry (figures.h, which says how each is
+/// summed), and what the run is.
 struct RunFigures {
   std::string host;             ///< the machine every record of the run names ("": none)
   double cpu_s = 0;             ///< user + system, summed over processes
@@ -47,6 +38,19 @@ struct RunFigures {
   RunEnd end;           ///< the tree record's, or the root process's (run_end.h)
   std::string command;  ///< the tree's command, else the root process's argv, space-joined
   std::vector<ProcessRow> process_rows;  ///< only when the Aggregator keeps them
+};
+
+/// One process image as `--by process` shows it.
+struct ProcessRow {
+  int64_t pid = 0;
+  std::string program;  ///< basename of exe
+  std::string argv0;
+  std::string end;  ///< exit, exec, signal, killed
+  /// The image's own figures (figures.h: a process's values), as a run of one
+  /// process (shim_processes 1, or processes_without_shim 1).
+  RunFigures figures;
+  /// The whole record (start, end, argv, timeline) for charts.
+  std::shared_ptr<const ProcessRecord> record;
 };
 
 /// Every run of one (test, operation).

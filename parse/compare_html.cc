@@ -8,6 +8,7 @@
 #include "html_page.h"
 #include "html_report.h"
 #include "render.h"
+#include "report_columns.h"
 #include "svg_charts.h"
 
 namespace account {
@@ -16,10 +17,6 @@ namespace {
 
 // The charts with one axis for all builds span the wide page.
 constexpr int kSharedWidth = 1280;
-
-// The figures drawn as bars, by the table's column keys.
-constexpr const char* kFigureKeys[] = {"cpu_s", "size_mib", "resident_mib", "copied_mib",
-                                       "malloc_mib"};
 
 std::optional<size_t> column(const Table& t, const std::string& key) {
   for (size_t c = 0; c < t.columns.size(); ++c)
@@ -62,8 +59,9 @@ std::vector<OperationRows> operations_of(const Table& t) {
 std::vector<CompareFigure> figures_of(const Table& t, const std::vector<size_t>& rows) {
   std::optional<size_t> build = column(t, "build"), kind = column(t, "row");
   std::vector<CompareFigure> out;
-  for (const char* key : kFigureKeys) {
-    std::optional<size_t> c = column(t, key);
+  // The figures drawn as bars: the table's default figure columns.
+  for (Metric m : figure_metrics({})) {
+    std::optional<size_t> c = column(t, figure(m).key);
     if (!c) continue;
     CompareFigure f;
     f.title = t.columns[*c].markdown;

@@ -16,6 +16,7 @@
 
 #include "counter_thinning.h"
 #include "exporter.h"
+#include "figures.h"
 #include "metric.h"
 
 namespace account {
@@ -68,38 +69,39 @@ Series series_of(const ProcessRecord& r, const Timeline* tl, bool resident) {
   return out;
 }
 
+// The figures the exports carry (figures.h), in base units; one nobody
+// counted is null, not 0. An image has no wall time of its own.
+void add_figures(json::object& args, const RunFigures& f, bool image) {
+  for (const Figure* fig : exported_figures()) {
+    if (image && fig->summed == Summed::kSpan) continue;
+    json::value v = fig->unit == Unit::kSeconds ? json::value(finite(f.*fig->seconds))
+                                                : json::value(f.*fig->bytes);
+    args[base_key(*fig)] = metric_counted(f, fig->metric) ? v : nullptr;
+  }
+}
+
 json::object image_args(const ProcessRow& row) {
   const ProcessRecord& r = *row.record;
   json::array argv;
   for (const std::string& a : r.argv) argv.push_back(json::string(a));
-  json::object args{{"pid", r.pid},
-                    {"ppid", r.ppid},
-                    {"exe", r.exe},
-                    {"argv", std::move(argv)},
-                    {"end", r.end},
-                    {"cpu_s", finite(r.cpu_user_s + r.cpu_sys_s)},
-                    {"size_bytes", row.size_bytes},
-                    {"resident_bytes", row.resident_bytes},
-                    {"copied_bytes", r.counted ? json::value(r.copied_bytes) : nullptr},
-                    {"malloc_bytes", r.counted ? json::value(r.malloc_bytes) : nullptr},
-                    {"malloc_calls", r.counted ? json::value(r.malloc_calls) : nullptr},
-                    {"sampled_size_peak_bytes", r.sampled_size_peak_bytes},
-                    {"sampled_rss_peak_bytes", r.sampled_rss_peak_bytes}};
+  json::object args{
+      {"pid", r.pid}, {"ppid", r.ppid}, {"exe", r.exe}, {"argv", std::move(argv)}, {"end", r.end}};
+  add_figures(args, row.figures, /*image=*/true);
+  args["malloc_calls"] = r.counted ? json::value(r.malloc_calls) : nullptr;
+  args["sampled_size_peak_bytes"] = r.sampled_size_peak_bytes;
+  args["sampled_rss_peak_bytes"] = r.sampled_rss_peak_bytes;
   if (r.exit_code) args["exit_code"] = *r.exit_code;
   if (r.signal) args["signal"] = *r.signal;
   return args;
 }
 
 json::object run_args(const RunFigures& f) {
-  json::object args{{"cpu_s", finite(f.cpu_s)},           {"size_bytes", f.size_bytes},
-                    {"resident_bytes", f.resident_bytes}, {"copied_bytes", f.copied_bytes},
-                    {"malloc_bytes", f.malloc_bytes},     {"wall_s", finite(f.wall_s)},
-                    {"processes", f.processes},           {"end", f.end.text()},
-                    {"counted", !f.end.failed()}};
+  json::object args;
+  add_figures(args, f, /*image=*/false);
+  args["processes"] = f.processes;
+  args["end"] = f.end.text();
+  args["counted"] = !f.end.failed();
   if (!f.host.empty()) args["host"] = f.host;
-  // Nobody counted them: null, not 0.
-  if (!metric_counted(f, Metric::kCopied)) args["copied_bytes"] = nullptr;
-  if (!metric_counted(f, Metric::kMalloc)) args["malloc_bytes"] = nullptr;
   if (f.processes_without_shim) args["processes_without_shim"] = f.processes_without_shim;
   return args;
 }

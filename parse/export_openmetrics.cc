@@ -9,6 +9,7 @@
 
 #include "by_host.h"
 #include "exporter.h"
+#include "figures.h"
 #include "metric.h"
 
 namespace account {
@@ -16,42 +17,41 @@ namespace account {
 namespace {
 
 struct Family {
-  const char* name;  ///< ends with the unit, as OpenMetrics asks
+  std::string name;  ///< ends with the unit, as OpenMetrics asks
   const char* unit;  ///< "" for a plain count
-  const char* help;
-  double (*value)(const RunFigures&, size_t runs, size_t failed);
-  bool figure = true;  ///< a median: absent where no run counted
-  /// The figure it is (metric.h): absent where nobody counted it (unknown, not 0).
-  std::optional<Metric> metric = std::nullopt;
+  std::string help;
+  double (*value)(const RunFigures&, size_t runs, size_t failed) = nullptr;
+  bool median = true;  ///< a median: absent where no run counted
+  /// The figure it is (figures.h): a median, absent where no run counted or
+  /// nobody counted it (unknown, not 0).
+  const Figure* figure = nullptr;
 };
 
-// The CSV columns of `account report`, in that order.
-const Family kFamilies[] = {
-    {"account_cpu_seconds", "seconds", "CPU time (user + system) summed over the processes",
-     [](const RunFigures& f, size_t, size_t) { return f.cpu_s; }},
-    {"account_size_bytes", "bytes",
-     "Peak virtual size: the larger of the tree's concurrent peak and the largest process's",
-     [](const RunFigures& f, size_t, size_t) { return double(f.size_bytes); }},
-    {"account_resident_bytes", "bytes",
-     "Peak resident size: the larger of the tree's concurrent peak and the largest process's",
-     [](const RunFigures& f, size_t, size_t) { return double(f.resident_bytes); }},
-    {"account_copied_bytes", "bytes", "Bytes copied by memcpy, memmove and friends",
-     [](const RunFigures& f, size_t, size_t) { return double(f.copied_bytes); }, true,
-     Metric::kCopied},
-    {"account_malloc_bytes", "bytes", "Bytes requested from malloc and friends",
-     [](const RunFigures& f, size_t, size_t) { return double(f.malloc_bytes); }, true,
-     Metric::kMalloc},
-    {"account_runs", "", "Runs of the operation the figures are the median of",
-     [](const RunFigures&, size_t runs, size_t) { return double(runs); }, false},
-    {"account_wall_seconds", "seconds", "Wall time of the command",
-     [](const RunFigures& f, size_t, size_t) { return f.wall_s; }},
-    {"account_processes", "", "Process records of a run",
-     [](const RunFigures& f, size_t, size_t) { return double(f.processes); }},
-    {"account_failed_runs", "",
-     "Runs that failed (exit status not 0, a signal not their stop signal, --timeout, "
-     "interrupted), left out of the figures",
-     [](const RunFigures&, size_t, size_t failed) { return double(failed); }, false},
-};
+Family family_of(const Figure& f) {
+  std::string help = f.openmetrics_help;
+  if (f.summed == Summed::kPeak) help += std::string(": ") + kPeakRuleText;
+  return {f.openmetrics, f.unit == Unit::kSeconds ? "seconds" : "bytes", help, nullptr, true, &f};
+}
+
+// The CSV columns of `account report`, in that order: the figures of the
+// registry's default columns, runs, the figures after Runs, processes, failed runs.
+std::vector<Family> families() {
+  std::vector<Family> out;
+  std::vector<const Figure*> figures = exported_figures();
+  for (const Figure* f : figures)
+    if (f->column.heading2) out.push_back(family_of(*f));
+  out.push_back({"account_runs", "", "Runs of the operation the figures are the median of",
+                 [](const RunFigures&, size_t runs, size_t) { return double(runs); }, false});
+  for (const Figure* f : figures)
+    if (!f->column.heading2) out.push_back(family_of(*f));
+  out.push_back({"account_processes", "", "Process records of a run",
+                 [](const RunFigures& f, size_t, size_t) { return double(f.processes); }});
+  out.push_back({"account_failed_runs", "",
+                 "Runs that failed (exit status not 0, a signal not their stop signal, --timeout, "
+                 "interrupted), left out of the figures",
+                 [](const RunFigures&, size_t, size_t failed) { return double(failed); }, false});
+  return out;
+}
 
 // Label values escape backslash, double quote and newline.
 std::string escaped(const std::string& value) {
@@ -84,17 +84,18 @@ class OpenMetricsExporter : public Exporter {
       failed.push_back(failed_runs(h.operation));
     }
     std::string out;
-    for (const Family& f : kFamilies) {
+    for (const Family& f : families()) {
       out += fmt::format("# TYPE {} gauge\n", f.name);
       if (*f.unit) out += fmt::format("# UNIT {} {}\n", f.name, f.unit);
       out += fmt::format("# HELP {} {} (account report; the median over runs).\n", f.name, f.help);
       for (size_t i = 0; i < series.size(); ++i) {
         const Operation& o = series[i].operation;
-        if (f.figure && counted[i] == 0) continue;
-        if (f.metric && !metric_counted(medians[i], *f.metric)) continue;
+        if (f.median && counted[i] == 0) continue;
+        if (f.figure && !metric_counted(medians[i], f.figure->metric)) continue;
+        double value = f.figure ? base_value(medians[i], *f.figure)
+                                : f.value(medians[i], counted[i], failed[i]);
         out += fmt::format("{}{{test=\"{}\",operation=\"{}\",host=\"{}\"}} {}\n", f.name,
-                           escaped(o.test), escaped(o.op), escaped(series[i].host),
-                           f.value(medians[i], counted[i], failed[i]));
+                           escaped(o.test), escaped(o.op), escaped(series[i].host), value);
       }
     }
     out += "# EOF\n";

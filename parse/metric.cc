@@ -6,67 +6,38 @@
 
 namespace account {
 
-namespace {
-
-constexpr Metric kAll[] = {Metric::kWall, Metric::kCpu,  Metric::kSize,   Metric::kResident,
-                           Metric::kAnon, Metric::kHeap, Metric::kCopied, Metric::kMalloc};
-
-double mib(uint64_t bytes) {
-  return double(bytes) / (1024.0 * 1024.0);
-}
-
-}  // namespace
-
 const char* metric_name(Metric m) {
-  switch (m) {
-    case Metric::kWall:
-      return "wall";
-    case Metric::kCpu:
-      return "cpu";
-    case Metric::kSize:
-      return "size";
-    case Metric::kResident:
-      return "resident";
-    case Metric::kAnon:
-      return "anon";
-    case Metric::kHeap:
-      return "heap";
-    case Metric::kCopied:
-      return "copied";
-    case Metric::kMalloc:
-      return "malloc";
-  }
-  return "";
+  return figure(m).name;
 }
 
 std::optional<Metric> parse_metric(std::string_view name) {
-  for (Metric m : kAll)
-    if (name == metric_name(m)) return m;
+  for (const Figure& f : figures())
+    if (name == f.name) return f.metric;
   return std::nullopt;
 }
 
 std::string unknown_metric(std::string_view name) {
   std::string known;
-  for (Metric m : kAll) known += fmt::format("{}{}", known.empty() ? "" : ", ", metric_name(m));
+  for (const Figure& f : figures()) known += fmt::format("{}{}", known.empty() ? "" : ", ", f.name);
   return fmt::format("unknown metric '{}' (known: {})", name, known);
 }
 
 bool metric_counted(const RunFigures& r, Metric m) {
-  switch (m) {
-    case Metric::kAnon:
-      return r.anon_bytes > 0;
-    case Metric::kHeap:
-    case Metric::kCopied:
-    case Metric::kMalloc:
+  const Figure& f = figure(m);
+  switch (f.known) {
+    case Known::kWhenRecorded:
+      return base_value(r, f) > 0;
+    case Known::kWithShim:
       return r.shim_processes > 0;
-    default:
-      return true;
+    case Known::kAlways:
+      break;
   }
+  return true;
 }
 
 bool metric_partly_counted(const RunFigures& r, Metric m) {
   return metric_counted(r, m) && r.processes_without_shim > 0 &&
-         (m == Metric::kHeap || m == Metric::kCopied || m == Metric::kMalloc);
+         figure(m).known == Known::kWithShim;
 }
 
 std::string without_shim_note(uint64_t without_shim, uint64_t all) {
@@ -80,47 +51,14 @@ std::string without_shim_note(const RunFigures& r) {
 }
 
 double metric_of(const RunFigures& r, Metric m) {
-  switch (m) {
-    case Metric::kWall:
-      return r.wall_s;
-    case Metric::kCpu:
-      return r.cpu_s;
-    case Metric::kSize:
-      return mib(r.size_bytes);
-    case Metric::kResident:
-      return mib(r.resident_bytes);
-    case Metric::kAnon:
-      return mib(r.anon_bytes);
-    case Metric::kHeap:
-      return mib(r.heap_bytes);
-    case Metric::kCopied:
-      return mib(r.copied_bytes);
-    case Metric::kMalloc:
-      return mib(r.malloc_bytes);
-  }
-  return 0;
+  const Figure& f = figure(m);
+  double v = base_value(r, f);
+  return f.unit == Unit::kBytes ? v / (1024.0 * 1024.0) : v;
 }
 
 MetricInfo info_of(Metric m) {
-  switch (m) {
-    case Metric::kWall:
-      return {"wall_s", "Wall time (s)", 3};
-    case Metric::kCpu:
-      return {"cpu_s", "CPU (s)", 3};
-    case Metric::kSize:
-      return {"size_mib", "Maximum size (MiB)", 2};
-    case Metric::kResident:
-      return {"resident_mib", "Maximum resident (MiB)", 2};
-    case Metric::kAnon:
-      return {"anon_mib", "Maximum anonymous resident (MiB)", 2};
-    case Metric::kHeap:
-      return {"heap_mib", "Largest heap peak (MiB)", 2};
-    case Metric::kCopied:
-      return {"copied_mib", "Copied (MiB)", 1};
-    case Metric::kMalloc:
-      return {"malloc_mib", "Malloc (MiB)", 1};
-  }
-  return {"", "", 0};
+  const Figure& f = figure(m);
+  return {f.key, f.heading, f.decimals};
 }
 
 }  // namespace account

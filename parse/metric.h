@@ -1,6 +1,6 @@
-/// The per-run figures a report can be about: their names on the command
-/// line (--percentiles, --sort, --fail-on), their value in a run, and their
-/// column key and heading. The one place that maps a name to a figure.
+/// The per-run figures a report can be about, by name (--percentiles, --sort,
+/// --fail-on), their value in a run and whether it was counted: all read from
+/// the figure registry (figures.h).
 #pragma once
 
 #include <optional>
@@ -8,10 +8,9 @@
 #include <string_view>
 
 #include "aggregate.h"
+#include "figures.h"
 
 namespace account {
-
-enum class Metric { kWall, kCpu, kSize, kResident, kAnon, kHeap, kCopied, kMalloc };
 
 /// "wall", "cpu", "size", "resident", "anon", "heap", "copied", "malloc";
 /// nullopt otherwise.

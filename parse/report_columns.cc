@@ -58,37 +58,41 @@ std::string operation_name(const std::string& test, const std::string& op) {
   return test.empty() ? op : test + "/" + op;
 }
 
-// The figure columns and add_figures below must agree on the extra columns.
+bool ExtraColumns::shows(const Figure& f) const {
+  if (!f.column.heading2) return false;
+  return !f.column.option || std::find(figures.begin(), figures.end(), f.metric) != figures.end();
+}
+
 size_t add_figure_columns(Table& t, const ExtraColumns& extra) {
   size_t first = t.columns.size();
-  t.columns.push_back(number_column("cpu_s", "", "CPU(s)", "CPU (s)", 6, 2, 2));
-  t.columns.push_back(number_column("size_mib", "", "Size  ", "Max size (MiB)", 7, 2, 2));
-  t.columns.push_back(
-      number_column("resident_mib", "", "Resident ", "Max resident (MiB)", 7, 2, 2));
-  if (extra.anon) {
-    Column anon = number_column("anon_mib", "", "Anon  ", "Max anon (MiB)", 7, 2, 2);
-    anon.machine_last = true;  // the CSV header design.md fixes stays a prefix
-    t.columns.push_back(anon);
+  std::optional<size_t> first_maximum, last_maximum;
+  for (Metric m : figure_metrics(extra)) {
+    const FigureColumn& fc = figure(m).column;
+    Column c = number_column(figure(m).key, fc.heading1, fc.heading2, fc.markdown, fc.width, fc.sep,
+                             fc.decimals);
+    c.machine_last = fc.option != nullptr;  // the CSV header design.md fixes stays a prefix
+    Summed summed = figure(m).summed;
+    if (summed == Summed::kPeak || summed == Summed::kLargest) {
+      if (!first_maximum) first_maximum = t.columns.size();
+      last_maximum = t.columns.size();
+    }
+    t.columns.push_back(c);
   }
-  if (extra.heap) {
-    Column heap = number_column("heap_mib", "", "Heap  ", "Max heap (MiB)", 7, 2, 2);
-    heap.machine_last = true;
-    t.columns.push_back(heap);
-  }
-  size_t last_maximum = t.columns.size() - 1;
-  t.columns.push_back(number_column("copied_mib", "Copied", "(MiB) ", "Copied (MiB)", 7, 3, 1));
-  t.columns.push_back(number_column("malloc_mib", "Malloc", "(MiB) ", "Malloc (MiB)", 7, 2, 1));
-  t.spans.push_back(Span{first + 1, last_maximum, "Maximum (MiB) "});
+  if (first_maximum) t.spans.push_back(Span{*first_maximum, *last_maximum, "Maximum (MiB) "});
   return first;
 }
 
-// The metrics of the figure columns, in their order.
 std::vector<Metric> figure_metrics(const ExtraColumns& extra) {
-  std::vector<Metric> out = {Metric::kCpu, Metric::kSize, Metric::kResident};
-  if (extra.anon) out.push_back(Metric::kAnon);
-  if (extra.heap) out.push_back(Metric::kHeap);
-  out.push_back(Metric::kCopied);
-  out.push_back(Metric::kMalloc);
+  std::vector<Metric> out;
+  for (const Figure& f : figures())
+    if (extra.shows(f)) out.push_back(f.metric);
+  return out;
+}
+
+std::vector<Metric> field_metrics() {
+  std::vector<Metric> out;
+  for (const Figure& f : figures())
+    if (!f.column.heading2) out.push_back(f.metric);
   return out;
 }
 
@@ -165,14 +169,10 @@ bool any_repeated(const std::vector<Operation>& ops) {
 }
 
 std::optional<ExtraColumns> parse_columns(std::string_view spec, std::string* error) {
-  struct Known {
-    const char* name;
-    bool ExtraColumns::*flag;
-  };
-  static const Known kKnown[] = {
-      {"anon", &ExtraColumns::anon}, {"heap", &ExtraColumns::heap}, {"exit", &ExtraColumns::exit}};
   std::string known;
-  for (const Known& k : kKnown) known += fmt::format("{}+{}", known.empty() ? "" : ", ", k.name);
+  for (const Figure& f : figures())
+    if (f.column.option) known += fmt::format("{}+{}", known.empty() ? "" : ", ", f.column.option);
+  known += fmt::format("{}+exit", known.empty() ? "" : ", ");
   ExtraColumns out;
   for (std::string_view item : comma_list(spec)) {
     if (item.size() < 2 || item[0] != '+') {
@@ -180,13 +180,19 @@ std::optional<ExtraColumns> parse_columns(std::string_view spec, std::string* er
       return std::nullopt;
     }
     std::string_view name = item.substr(1);
-    const Known* k = std::find_if(std::begin(kKnown), std::end(kKnown),
-                                  [&](const Known& k) { return name == k.name; });
-    if (k == std::end(kKnown)) {
+    if (name == "exit") {
+      out.exit = true;
+      continue;
+    }
+    auto all = figures();
+    auto f = std::find_if(all.begin(), all.end(), [&](const Figure& f) {
+      return f.column.option && name == f.column.option;
+    });
+    if (f == all.end()) {
       *error = fmt::format("--columns '{}': unknown column '{}' (known: {})", spec, name, known);
       return std::nullopt;
     }
-    out.*(k->flag) = true;
+    if (!out.shows(*f)) out.figures.push_back(f->metric);
   }
   return out;
 }

@@ -14,14 +14,16 @@
 
 namespace account {
 
-/// Figure columns that are off by default, chosen with `--columns +NAME,...`.
-/// Each sits in its section of the text table and Markdown, and after every
-/// other column in CSV and JSON (the default header stays a prefix).
+/// Columns that are off by default, chosen with `--columns +NAME,...`: the
+/// figures whose registry entry has a column option (figures.h), each in its
+/// section of the text table and Markdown and after every other column in CSV
+/// and JSON (the default header stays a prefix), and "+exit": how the runs
+/// ended (`failed_runs`, `exit`), shown without it when a run failed.
 struct ExtraColumns {
-  bool anon = false;  ///< "+anon": peak anonymous resident, after Resident (`anon_mib`)
-  bool heap = false;  ///< "+heap": the largest process's heap peak, after Anon (`heap_mib`)
-  /// "+exit": how the runs ended (`failed_runs`, `exit`); shown without it when a run failed.
+  std::vector<Metric> figures;
   bool exit = false;
+
+  bool shows(const Figure& f) const;
 };
 
 /// Parses a comma list of +NAME items ("+anon,+heap,+exit"). On failure returns nullopt and
@@ -43,8 +45,8 @@ std::string operation_name(const std::string& test, const std::string& op);
 
 /// The figures a table shows, in their column order.
 std::vector<Metric> figure_metrics(const ExtraColumns& extra);
-/// The figure columns (figure_metrics), under the "Maximum (MiB)" span;
-/// returns the index of the first.
+/// The figure columns (figure_metrics), the peaks under the "Maximum (MiB)"
+/// span; returns the index of the first.
 size_t add_figure_columns(Table& t, const ExtraColumns& extra);
 /// A row's figure cells. A figure nobody counted is unknown ("–"), never 0.
 /// With `notes`, one some processes were not counted in gets a mark, and
@@ -61,6 +63,9 @@ bool exit_columns_shown(const ExtraColumns& extra, bool failed);
 void add_exit_columns(Table& t);
 void add_exit_cells(Row& r, const Operation& o);
 void add_failed_note(Table& t, bool include_failed);
+
+/// The figures without a table column (wall), as CSV and JSON fields.
+std::vector<Metric> field_metrics();
 
 /// Whether some operation ran more than once.
 bool any_repeated(const std::vector<Operation>& ops);

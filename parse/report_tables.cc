@@ -56,7 +56,7 @@ Table operation_table(const std::vector<Operation>& ops, const ExtraColumns& ext
   add_label_columns(t);
   add_figure_columns(t, extra);
   t.columns.push_back(runs_column(any_repeated(ops)));
-  t.columns.push_back(data_column("wall_s"));
+  for (Metric m : field_metrics()) t.columns.push_back(data_column(figure(m).key));
   t.columns.push_back(data_column("processes"));
   Column without_shim = number_column("processes_without_shim", "", "", "", 0, 2, 0);
   without_shim.in_table = false;  // the table says it in the † footnote
@@ -74,7 +74,8 @@ Table operation_table(const std::vector<Operation>& ops, const ExtraColumns& ext
     else
       add_figures(r, m, extra, &t.notes, operation_name(o.test, o.op));
     r.cells.push_back(Cell::of_integer(int64_t(runs.size())));
-    r.cells.push_back(runs.empty() ? Cell::empty() : Cell::of_number(m.wall_s));
+    for (Metric f : field_metrics())
+      r.cells.push_back(runs.empty() ? Cell::empty() : Cell::of_number(metric_of(m, f)));
     r.cells.push_back(runs.empty() ? Cell::empty() : Cell::of_number(double(m.processes)));
     // How many processes the figures leave out: the count the † note gives.
     r.cells.push_back(runs.empty() ? Cell::empty()
@@ -119,18 +120,7 @@ Table process_table(const std::vector<Operation>& ops, const ExtraColumns& extra
         r.group = o.test;
         r.cells.push_back(Cell::of_text(o.test));
         r.cells.push_back(Cell::of_text(o.op));
-        RunFigures f;
-        f.cpu_s = p.cpu_s;
-        f.size_bytes = p.size_bytes;
-        f.resident_bytes = p.resident_bytes;
-        f.anon_bytes = p.anon_bytes;
-        f.heap_bytes = p.record ? p.record->heap_peak_bytes : 0;
-        f.copied_bytes = p.copied_bytes;
-        f.malloc_bytes = p.malloc_bytes;
-        bool counted = !p.record || p.record->counted;
-        f.shim_processes = counted ? 1 : 0;
-        f.processes_without_shim = counted ? 0 : 1;
-        add_figures(r, f, extra);
+        add_figures(r, p.figures, extra);
         r.cells.push_back(Cell::of_integer(int64_t(run + 1)));
         r.cells.push_back(Cell::of_integer(p.pid));
         r.cells.push_back(Cell::of_text(p.end));

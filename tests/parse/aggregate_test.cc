@@ -209,8 +209,8 @@ TEST(Aggregate, AnonFromRecordsWithAndWithoutTheKey) {
   EXPECT_EQ(ops[1].runs[0].resident_bytes, 95 * kMiB);
   EXPECT_EQ(ops[2].runs[0].anon_bytes, 0u);  // strip: the record has no anon key
   ASSERT_EQ(ops[0].runs[0].process_rows.size(), 2u);
-  EXPECT_EQ(ops[0].runs[0].process_rows[0].anon_bytes, 30 * kMiB);
-  EXPECT_EQ(ops[0].runs[0].process_rows[1].anon_bytes, 10 * kMiB);
+  EXPECT_EQ(ops[0].runs[0].process_rows[0].figures.anon_bytes, 30 * kMiB);
+  EXPECT_EQ(ops[0].runs[0].process_rows[1].figures.anon_bytes, 10 * kMiB);
 }
 
 TEST(Aggregate, KeepsProcessRowsOnlyWhenAsked) {

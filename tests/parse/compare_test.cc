@@ -100,7 +100,7 @@ TEST(Compare, AnonColumnWithItsChange) {
   CompareOptions o;
   o.files = {data_path("anon.jsonl"), b_file.path()};
   o.names = {"a", "b"};
-  o.columns.anon = true;
+  o.columns.figures = {Metric::kAnon};
   Outcome r = testing::compare(o);
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("     *Test*     Operation  Build   CPU(s)   Size  Resident    Anon      "

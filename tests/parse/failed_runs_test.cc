@@ -108,7 +108,7 @@ TEST(FailedRuns, NoFailureNoExitColumnUnlessAsked) {
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.out.find("Exit"), std::string::npos) << r.out;
   o.columns.exit = true;
-  o.columns.heap = true;
+  o.columns.figures = {Metric::kHeap};
   r = testing::report(o);
   EXPECT_EQ(r.status, 0);
   expect_golden("fixed.heap-exit.txt", r.out);

@@ -160,7 +160,7 @@ TEST(Report, PercentileIsLinearBetweenClosestRanks) {
 // after every other column in CSV (the default header stays a prefix).
 ReportOptions with_anon(Format format = Format::kTable) {
   ReportOptions o = options_for("anon.jsonl", format);
-  o.columns.anon = true;
+  o.columns.figures = {Metric::kAnon};
   return o;
 }
 
@@ -236,7 +236,7 @@ TEST(Report, ParseColumns) {
   std::string error;
   auto anon = parse_columns("+anon", &error);
   ASSERT_TRUE(anon) << error;
-  EXPECT_TRUE(anon->anon);
+  EXPECT_EQ(anon->figures, std::vector<Metric>{Metric::kAnon});
   EXPECT_TRUE(parse_columns("+anon,+anon", &error));
   EXPECT_FALSE(parse_columns("+rss", &error));
   EXPECT_EQ(error, "--columns '+rss': unknown column 'rss' (known: +anon, +heap, +exit)");

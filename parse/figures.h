@@ -1,0 +1,115 @@
+/// The figure registry: every figure a report can show, one entry each. Metric
+/// names (--percentiles, --sort, --fail-on and the gate), table columns, how
+/// a run sums its processes, how medians are taken, every export and the run
+/// summary read this table; adding a figure is adding an entry (and its
+/// RunFigures field): docs/architecture.md, "Adding a figure".
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "aggregate.h"
+#include "record.h"
+
+namespace account {
+
+/// The figures, in the registry's order (the order names are listed in).
+enum class Metric { kWall, kCpu, kSize, kResident, kAnon, kHeap, kCopied, kMalloc };
+inline constexpr size_t kFigureCount = 8;
+
+/// How a run's figure comes from its processes' records.
+enum class Summed {
+  kSpan,             ///< none: the run's wall time (tree end - start, or its processes' span)
+  kAddedOverImages,  ///< added, an exec'd image only when no later image of its pid is
+                     ///< recorded (the kernel's CPU counters survive exec)
+  kAdded,            ///< added (saturating)
+  /// The peak rule: the larger of the tree record's concurrent peak and the
+  /// largest process's peak (a process's: the larger of the kernel's and the
+  /// sampled one).
+  kPeak,
+  kLargest,  ///< the largest single process's
+};
+
+/// Which of an operation's counted runs its median is taken over.
+enum class MedianOver {
+  kRuns,      ///< every counted run
+  kShimRuns,  ///< the runs where the shim counted some process (the others have none)
+};
+
+/// When a run's figure is unknown (never printed as 0).
+enum class Known {
+  kAlways,
+  kWithShim,      ///< unknown when no process of the run had the shim
+  kWhenRecorded,  ///< unknown when 0: older records do not have the key
+};
+
+enum class Unit { kSeconds, kBytes };
+
+/// A figure's column in the tables. Without a heading2 the figure is no column
+/// of the text table: operation tables carry it in a CSV and JSON field after Runs.
+struct FigureColumn {
+  /// nullptr: shown by default; "anon": shown with --columns +anon, and then
+  /// after every other column in CSV and JSON (the default header stays a prefix).
+  const char* option;
+  const char* heading1;  ///< first text-table heading line ("" under the Maximum span)
+  const char* heading2;  ///< second text-table heading line; nullptr: no table column
+  const char* markdown;
+  size_t width, sep;
+  int decimals;
+};
+
+struct Figure {
+  Metric metric;
+  const char* name;     ///< on the command line and in the gate's lines ("cpu")
+  const char* key;      ///< the CSV and JSON key ("cpu_s")
+  const char* heading;  ///< the figure alone ("CPU (s)": percentiles, pages)
+  int decimals;         ///< decimals where the figure is printed alone
+  Unit unit;            ///< seconds, or bytes (shown in MiB)
+  Summed summed;
+  MedianOver median;
+  Known known;
+  bool exact;  ///< counted exactly (else sampled or from the kernel's peaks)
+  FigureColumn column;
+  /// The record keys it is read from (libaccount/record_keys.h): process
+  /// records, then the tree record's (nullptr where none).
+  const char* process_keys[2];
+  const char* tree_key;
+  /// A process record's own figure (none for kSpan), by the unit.
+  double (*process_seconds)(const ProcessRecord&);
+  uint64_t (*process_bytes)(const ProcessRecord&);
+  /// The tree record's concurrent peak (kPeak), or what it adds for
+  /// processes no record shows (kAddedOverImages; nullptr: nothing).
+  uint64_t (*tree_peak)(const TreeRecord&);
+  double (*tree_unseen)(const TreeRecord&);
+  /// The run's value in RunFigures: one of the two is set, by the unit.
+  double RunFigures::*seconds;
+  uint64_t RunFigures::*bytes;
+  /// OpenMetrics gauge family (nullptr: not exported) and its help line.
+  const char* openmetrics;
+  const char* openmetrics_help;
+};
+
+/// Every figure, in the registry's order (Metric's: figures()[size_t(m)] is m's).
+std::span<const Figure> figures();
+const Figure& figure(Metric m);
+
+/// The figures the exports carry (those with an OpenMetrics name), in the
+/// order of the report's CSV: the default table columns, then the fields
+/// after Runs (wall).
+std::vector<const Figure*> exported_figures();
+/// The figure's key in base units, as JSON exports name it: "cpu_s", "size_bytes".
+std::string base_key(const Figure& f);
+
+/// A process's peak of one figure: the kernel's where it keeps one, else (or
+/// when sampling saw more) the sampled one.
+uint64_t process_peak(uint64_t kernel, uint64_t sampled);
+/// What the peak rule (Summed::kPeak) says, for help texts.
+extern const char kPeakRuleText[];
+
+/// A run's value of the figure in its base unit (seconds, bytes).
+double base_value(const RunFigures& r, const Figure& f);
+
+}  // namespace account

@@ -1,0 +1,145 @@
+// The figure registry (figures.h): each entry's record keys are the keys its
+// figure is read from, its summing and median rules are the ones applied, and
+// every reader of figures (names, columns, exports) follows the registry.
+#include "figures.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "metric.h"
+#include "record.h"
+#include "report_columns.h"
+
+namespace account {
+namespace {
+
+constexpr uint64_t kMiB = 1 << 20;
+
+// `json` (an object without its closing brace) with `key` set to `value`.
+std::string with_key(std::string json, const std::string& key, const std::string& value) {
+  std::string field = "\"" + key + "\":";
+  size_t at = json.find(field);
+  if (at == std::string::npos)
+    json += "," + field + value;
+  else
+    json.replace(at + field.size(), json.find_first_of(",}", at) - at - field.size(), value);
+  return json + "}";
+}
+
+// A process record with every figure 0 but `key`, set to `value`.
+std::string process_line(int64_t pid, const std::string& key, const std::string& value) {
+  return with_key(
+      R"({"schema":1,"kind":"process","pid":)" + std::to_string(pid) +
+          R"(,"ppid":1,"exe":"/bin/x","argv":["x"],"test":"t","op":"o","start_ns":1000000000,)"
+          R"("end_ns":2000000000,"cpu_user_s":0,"cpu_sys_s":0,"malloc_bytes":0,"malloc_calls":0,)"
+          R"("free_calls":0,"copied_bytes":0,"copied_calls":0,"heap_peak_bytes":0,)"
+          R"("vm_peak_bytes":0,"rss_peak_bytes":0,"sampled_size_peak_bytes":0,)"
+          R"("sampled_rss_peak_bytes":0,"samples":1,"end":"exit","exit_code":0)",
+      key, value);
+}
+
+RunFigures run_of(const std::vector<std::string>& lines) {
+  Aggregator a;
+  for (const std::string& l : lines) {
+    std::string reason;
+    std::optional<Record> r = parse_record(l, &reason);
+    EXPECT_TRUE(r) << reason << ": " << l;
+    if (r) a.add(*r);
+  }
+  std::vector<Operation> ops = a.finish();
+  EXPECT_EQ(ops.size(), 1u);
+  return ops.at(0).runs.at(0);
+}
+
+TEST(Figures, OneEntryPerMetricWithUniqueNamesKeysAndOneValue) {
+  std::set<std::string> names, keys;
+  ASSERT_EQ(figures().size(), kFigureCount);
+  for (size_t i = 0; i < figures().size(); ++i) {
+    const Figure& f = figures()[i];
+    EXPECT_EQ(size_t(f.metric), i);
+    EXPECT_TRUE(names.insert(f.name).second) << f.name;
+    EXPECT_TRUE(keys.insert(f.key).second) << f.key;
+    EXPECT_EQ(f.seconds != nullptr, f.unit == Unit::kSeconds) << f.name;
+    EXPECT_EQ(f.bytes != nullptr, f.unit == Unit::kBytes) << f.name;
+    EXPECT_EQ(parse_metric(f.name), f.metric);
+    EXPECT_EQ(f.tree_peak != nullptr, f.summed == Summed::kPeak) << f.name;
+  }
+}
+
+// Each process key of a figure, set to 3 MiB (3 s) in one record, is that
+// figure of the run: the registry names the keys its reader reads.
+TEST(Figures, EachProcessKeyIsReadIntoItsFigure) {
+  for (const Figure& f : figures()) {
+    if (f.summed == Summed::kSpan) continue;
+    for (const char* key : f.process_keys) {
+      if (!key) continue;
+      std::string value = f.unit == Unit::kSeconds ? "3" : std::to_string(3 * kMiB);
+      RunFigures run = run_of({process_line(1, key, value)});
+      EXPECT_DOUBLE_EQ(metric_of(run, f.metric), 3.0) << f.name << " from " << key;
+    }
+  }
+}
+
+// Added figures add up over two processes; peaks and the largest take the
+// larger; a peak figure's tree key raises the run above both processes.
+TEST(Figures, SummedAsTheirRuleSays) {
+  for (const Figure& f : figures()) {
+    if (f.summed == Summed::kSpan || !f.process_keys[0]) continue;
+    bool seconds = f.unit == Unit::kSeconds;
+    std::string two = seconds ? "2" : std::to_string(2 * kMiB);
+    std::string three = seconds ? "3" : std::to_string(3 * kMiB);
+    RunFigures run = run_of(
+        {process_line(1, f.process_keys[0], two), process_line(2, f.process_keys[0], three)});
+    bool added = f.summed == Summed::kAdded || f.summed == Summed::kAddedOverImages;
+    EXPECT_DOUBLE_EQ(metric_of(run, f.metric), added ? 5.0 : 3.0) << f.name;
+    if (f.summed != Summed::kPeak) continue;
+    std::string tree =
+        with_key(R"({"schema":1,"kind":"tree","test":"t","op":"o","start_ns":1000000000,)"
+                 R"("end_ns":3000000000,"processes":2,"sampled_size_peak_bytes":0,)"
+                 R"("sampled_rss_peak_bytes":0,"exit_code":0)",
+                 f.tree_key, std::to_string(4 * kMiB));
+    RunFigures with_tree = run_of(
+        {tree, process_line(1, f.process_keys[0], two), process_line(2, f.process_keys[0], three)});
+    EXPECT_DOUBLE_EQ(metric_of(with_tree, f.metric), 4.0) << f.name;
+  }
+}
+
+// Medians over the shim's runs leave out a run no shim counted in; the others
+// take every run.
+TEST(Figures, MediansOverTheRunsTheirRuleSays) {
+  RunFigures shim, no_shim, other;
+  shim.shim_processes = other.shim_processes = 1;
+  no_shim.processes_without_shim = 1;
+  for (const Figure& f : figures()) {
+    if (f.seconds) {
+      shim.*f.seconds = 1, other.*f.seconds = 3, no_shim.*f.seconds = 0;
+    } else {
+      shim.*f.bytes = kMiB, other.*f.bytes = 3 * kMiB, no_shim.*f.bytes = 0;
+    }
+  }
+  RunFigures m = median_of_runs({shim, no_shim, other});
+  for (const Figure& f : figures())
+    EXPECT_DOUBLE_EQ(metric_of(m, f.metric), f.median == MedianOver::kShimRuns ? 2.0 : 1.0)
+        << f.name;
+}
+
+// The table's default columns and the --columns options are the registry's.
+TEST(Figures, ColumnsAndOptionsComeFromTheRegistry) {
+  std::vector<Metric> shown = figure_metrics({});
+  std::vector<Metric> expected;
+  std::string options;
+  for (const Figure& f : figures()) {
+    if (f.column.heading2 && !f.column.option) expected.push_back(f.metric);
+    if (f.column.option) options += std::string(options.empty() ? "" : ",") + "+" + f.column.option;
+  }
+  EXPECT_EQ(shown, expected);
+  std::string error;
+  std::optional<ExtraColumns> all = parse_columns(options, &error);
+  ASSERT_TRUE(all) << error;
+  for (const Figure& f : figures()) EXPECT_EQ(all->shows(f), f.column.heading2 != nullptr);
+}
+
+}  // namespace
+}  // namespace account
