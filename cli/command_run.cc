@@ -146,6 +146,7 @@ struct RunResult {
   uint64_t tree_end_ns = 0;           // when the last process of the tree ended
   uint64_t processes = 0;
   uint64_t processes_without_shim = 0;
+  uint64_t lost_image_files = 0;  // of those, processes that truncated their image file
   SampledPeaks peaks{};
   uint64_t own_cpu_ns = 0;    // account run's CPU for this run (the tree record's sampler_cpu_s)
   bool lingering = false;     // daemons outlive the command: a sampler writes the tree record
@@ -420,6 +421,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   reap_others(-1);
   r.processes = tree.processes_seen();
   r.processes_without_shim = tree.processes_without_shim();
+  r.lost_image_files = tree.lost_image_files();
   r.peaks = tree.peaks();
   r.own_cpu_ns = process_cpu_now_ns() - cpu_at_start;
   r.tree_end_ns = std::max(r.end_ns, tree.last_end_ns());
@@ -639,12 +641,21 @@ int command_run(const Args& args) {
     }
     RunResult r = run_once(o, path, run, signals, !temporary.path.empty(), guard);
     // Once per command: processes of the tree that never wrote a record.
-    if (r.processes_without_shim > 0 && !warned_without_shim) {
+    // A truncated image file: its process is counted without the shim (no
+    // record, figures unknown), but said apart, in one line a run.
+    if (r.lost_image_files > 0)
+      fmt::print(stderr,
+                 "account run: {} process{} truncated {} image file while the run read it: not "
+                 "recorded, counted as without the shim\n",
+                 r.lost_image_files, r.lost_image_files == 1 ? "" : "es",
+                 r.lost_image_files == 1 ? "its" : "their");
+    uint64_t without_shim = r.processes_without_shim - r.lost_image_files;
+    if (without_shim > 0 && !warned_without_shim) {
       warned_without_shim = true;
       fmt::print(stderr,
                  "account run: {} (static or set-user-ID programs): their Copied and Malloc are "
                  "unknown\n",
-                 without_shim_note(r.processes_without_shim, r.processes));
+                 without_shim_note(without_shim, r.processes));
     }
     // While daemons of the run live on, their sampler holds the tree record:
     // the summary reads the figures so far.

@@ -133,6 +133,7 @@ struct ImageFileView {
   uint32_t backtrace_depth = 0;
   void* base = nullptr;
   size_t mapped = 0;
+  int guard = -1;  // its slot in mapping_guard.h's table
 };
 
 // Maps the whole file at `path` (read-write: the sampler raises peaks and claims
@@ -150,6 +151,9 @@ ImageFileLook look_at_image_file(const char* path, ImageFileView* view, uint32_t
 // Maps again if the image has added parts since (a timeline, backtraces).
 bool refresh_image_file(const char* path, ImageFileView* view);
 void unmap_image_file(ImageFileView* view);
+// True once the image truncated its file under the view: what was read from
+// it since reads zeros (mapping_guard.h), and nothing in it is the image's.
+bool image_file_lost(const ImageFileView& view);
 // The identity and settings the image published in its file (nullptr before
 // it did, or if the file says they are anywhere but in Region::inline_info or
 // at kInfoOffset).

@@ -9,6 +9,7 @@
 #include "backtrace_store.h"
 #include "counters.h"
 #include "image_file.h"
+#include "mapping_guard.h"
 #include "real_copy.h"
 #include "text_buffer.h"
 #include "timeline_store.h"
@@ -145,7 +146,15 @@ bool map_image_fd(int fd, ImageFileView* view) {
   if (fstat(fd, &st) == 0 && size_t(st.st_size) >= kHeadBytes)
     p = mmap(nullptr, size_t(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (p == MAP_FAILED) p = nullptr;
+  // The image may truncate its file under the mapping: a fault then reads
+  // zeros and marks the view lost (image_file_lost) instead of ending the sampler.
+  int guard = p ? guard_mapping(p, size_t(st.st_size)) : -1;
+  if (p && guard < 0) {
+    munmap(p, size_t(st.st_size));
+    p = nullptr;
+  }
   if (!p) return false;
+  view->guard = guard;
   view->base = p;
   view->mapped = size_t(st.st_size);
   view->region = static_cast<Region*>(p);
@@ -222,6 +231,10 @@ ImageFileLook look_at_image_file(const char* path, ImageFileView* view, uint32_t
   return look;
 }
 
+bool image_file_lost(const ImageFileView& view) {
+  return mapping_lost(view.guard);
+}
+
 bool refresh_image_file(const char* path, ImageFileView* view) {
   bool missing = (load_relaxed(&view->region->timeline_offset) && !view->timeline) ||
                  (load_relaxed(&view->region->backtrace_offset) && !view->backtraces);
@@ -234,7 +247,10 @@ bool refresh_image_file(const char* path, ImageFileView* view) {
 }
 
 void unmap_image_file(ImageFileView* view) {
-  if (view->base) munmap(view->base, view->mapped);
+  if (view->base) {
+    unguard_mapping(view->guard);
+    munmap(view->base, view->mapped);
+  }
   *view = ImageFileView{};
 }
 

@@ -568,6 +568,13 @@ void TreeSampler::record_death(Image& image, Proc* proc) {
     pin_backtrace_copy(reinterpret_cast<BacktraceStore*>(backtraces.data()), v.backtrace_capacity,
                        v.backtrace_depth);
   }
+  // Truncated by its process while mapped: every figure read since is a zero
+  // of the guard's, none the image's. No record; its figures are unknown.
+  if (image_file_lost(v)) {
+    ++lost_image_files_;
+    shimmed_.erase(image.id.pid);
+    return;
+  }
   write_death_record(
       *info, r, v.timeline ? reinterpret_cast<SharedTimeline*>(timeline.data()) : nullptr,
       v.backtraces ? reinterpret_cast<BacktraceStore*>(backtraces.data()) : nullptr, *proc, ending);

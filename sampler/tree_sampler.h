@@ -161,6 +161,10 @@ class TreeSampler {
   /// Records that could not be written to the output (a full disk): the
   /// images' own, as each says in its file, and this sampler's.
   uint64_t records_lost() const { return records_lost_; }
+  /// Image files their process truncated while the sampler read them: no
+  /// record (every figure read from them since was a zero of the guard's),
+  /// and the process counts as one without the shim (its figures unknown).
+  uint64_t lost_image_files() const { return lost_image_files_; }
   /// The errno of the first of them (0: none lost).
   int first_write_error() const { return first_write_error_; }
   /// Children files read by the walk (not counting account run's own).
@@ -230,6 +234,7 @@ class TreeSampler {
   std::set<std::string> stillborn_;  // image files that could not be mapped yet
   uint64_t records_written_ = 0;
   uint64_t records_lost_ = 0;
+  uint64_t lost_image_files_ = 0;
   int first_write_error_ = 0;
   uint64_t last_end_ns_ = 0;
   TreeObserver* observer_ = nullptr;  // set: watched from outside

@@ -81,6 +81,26 @@ TEST_F(ImageFileLookTest, RunningImageIsMappedLive) {
   unmap_image_file(&view);
 }
 
+// The image truncates its file under the sampler's mapping: the next read,
+// which was a SIGBUS that ended the sampler, reads zeros, and the view says
+// it is lost; a view of a whole file is not.
+TEST_F(ImageFileLookTest, FileTruncatedUnderTheMappingReadsZerosAndIsLost) {
+  write_image(kRunning, 0);
+  ImageFileView view, other;
+  uint32_t err = 0;
+  ASSERT_EQ(look_at_image_file(path_.c_str(), &view, &err), ImageFileLook::kMapped);
+  ASSERT_EQ(look_at_image_file(path_.c_str(), &other, &err), ImageFileLook::kMapped);
+  EXPECT_EQ(view.region->magic, kRegionMagic);
+  EXPECT_FALSE(image_file_lost(view));
+  ASSERT_EQ(truncate(path_.c_str(), 0), 0);
+  EXPECT_EQ(view.region->magic, 0u);
+  EXPECT_EQ(view.region->image_state, 0u);
+  EXPECT_TRUE(image_file_lost(view));
+  EXPECT_FALSE(image_file_lost(other));  // not read since: still the file's mapping
+  unmap_image_file(&view);
+  unmap_image_file(&other);
+}
+
 // The packed identity is read where the file says it is (on the Region's
 // first page, or at kInfoOffset for a long one), once published, and nowhere
 // else: a damaged offset gives none.
