@@ -22,6 +22,7 @@ constexpr const char* kUsage =
     "  watch --pid PID               sample a running process until it ends\n"
     "  export --format FORMAT        chrome-trace, pprof, folded or openmetrics (docs/export.md)\n"
     "  store add --commit REV FILE   keep records with their commit in the results store\n"
+    "  history [--check]             figures by commit from the store, with change points\n"
     "\n"
     "`account COMMAND --help` describes each command's options; `account --version`\n"
     "prints the version and the commit it was built from.\n"
@@ -43,6 +44,7 @@ int dispatch(const account::Args& args) {
   if (args[0] == "watch") return account::command_watch(rest);
   if (args[0] == "export") return account::command_export(rest);
   if (args[0] == "store") return account::command_store(rest);
+  if (args[0] == "history") return account::command_history(rest);
   throw account::UsageError{fmt::format("unknown command '{}' (try account --help)", args[0])};
 }
 

@@ -66,19 +66,8 @@ int run_compare(const CompareOptions& options, const ByteSink& out, const Messag
     bool first_empty = ops[0].empty();
     for (GatedFigure& f : findings.gated)
       if (!first_empty && !ops[f.later].empty()) figures.push_back(std::move(f));
-    GateVerdict v = judge_gates(figures, ops.size() > 2);
-    for (const std::string& r : v.failures) err(r);
-    for (const std::string& r : v.within_family_noise) err(r);
-    for (const std::string& r : v.unjudged) err(r);
-    if (v.not_judged > 0 || v.judged == 0)
-      err(fmt::format("account: compare: --fail-on: {} of {} gated figures not judged: {}",
-                      v.not_judged, v.judged + v.not_judged,
-                      !v.failures.empty()      ? "exit status 3, which wins over 5"
-                      : options.allow_unjudged ? "passed (--allow-unjudged)"
-                                               : "exit status 5 (--allow-unjudged passes them)"));
-    gate = !v.failures.empty()                                              ? GateStatus::kFailed
-           : (v.not_judged > 0 || v.judged == 0) && !options.allow_unjudged ? GateStatus::kNotJudged
-                                                                            : GateStatus::kPassed;
+    gate =
+        settle_gate(judge_gates(figures, ops.size() > 2), "compare", options.allow_unjudged, err);
   }
   if (options.format == Format::kHtml)
     compare_page(options, names, std::move(ops), std::move(table), out, spool ? &*spool : nullptr);

@@ -11,10 +11,6 @@
 
 namespace account {
 
-namespace {
-
-// "+2.1..+9.4": an interval in percent, as short as its size allows; the
-// bounds of a change beyond noise with the digits they need not to read 0.
 std::string interval_text(const MetricChange& c) {
   if (c.estimate.method == "exact") return "exact";
   if (!c.low_pct || !c.high_pct) return "N/A";
@@ -27,6 +23,8 @@ std::string interval_text(const MetricChange& c) {
   };
   return bound(*c.low_pct) + ".." + bound(*c.high_pct);
 }
+
+namespace {
 
 // A change's mark; a space where there is none, so the changes of a row line up.
 const char* mark_of(Verdict v) {

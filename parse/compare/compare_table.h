@@ -20,6 +20,11 @@ struct CompareFindings {
   std::vector<GatedFigure> gated;     ///< every gate on every pair of inputs (gate.h)
 };
 
+/// "+2.1..+9.4": a change's interval in percent as compare's table prints it,
+/// as short as its size allows; the bounds of a change beyond noise with the
+/// digits they need not to read 0; "exact" where no run varies.
+std::string interval_text(const MetricChange& c);
+
 /// For each operation in any input: a row per input that has it, then for each
 /// later input its change against the first (change.h): the change of
 /// the medians in percent with a verdict mark, an interval row for people, and

@@ -75,7 +75,8 @@ size_t runs_needed(size_t figures) {
   return n;
 }
 
-GateVerdict judge_gates(const std::vector<GatedFigure>& input, bool name_pairs) {
+GateVerdict judge_gates(const std::vector<GatedFigure>& input, bool name_pairs,
+                        const char* command) {
   GateVerdict v;
   // The family: every figure with runs on both sides. A figure whose runs
   // cannot reach its level is not judged, and says how many runs it needs.
@@ -117,12 +118,12 @@ GateVerdict judge_gates(const std::vector<GatedFigure>& input, bool name_pairs) 
                           c.estimate.p_worse, adjusted[i], v.judged, v.judged == 1 ? "" : "s");
     if (adjusted[i] <= kGateFamilyError)
       v.failures.push_back(
-          fmt::format("account: compare: regression: {}, over {}{}", where, limit, odds));
+          fmt::format("account: {}: regression: {}, over {}{}", command, where, limit, odds));
     else
       v.within_family_noise.push_back(
-          fmt::format("account: compare: --fail-on: {}, over {} but within the noise of {} gated "
+          fmt::format("account: {}: --fail-on: {}, over {} but within the noise of {} gated "
                       "figures{}: passed",
-                      where, limit, v.judged, odds));
+                      command, where, limit, v.judged, odds));
   }
   // Unjudged: one line per (what, pair, why, fix), its metrics together.
   struct Group {
@@ -145,7 +146,7 @@ GateVerdict judge_gates(const std::vector<GatedFigure>& input, bool name_pairs) 
   for (const Group& g : groups) {
     const GatedFigure& f = *g.first;
     std::string pair = name_pairs && !f.pair.empty() ? " (" + f.pair + ")" : "";
-    v.unjudged.push_back(fmt::format("account: compare: --fail-on: {}: {}{} not judged: {}: {}",
+    v.unjudged.push_back(fmt::format("account: {}: --fail-on: {}: {}{} not judged: {}: {}", command,
                                      fmt::join(g.metrics, ", "), f.what, pair, f.why, f.fix));
   }
   return v;

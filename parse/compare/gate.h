@@ -67,7 +67,9 @@ struct GateVerdict {
 /// (the table's *), over its threshold, and its one-sided Mann–Whitney p-value
 /// stays at most kGateFamilyError after Holm's adjustment over every judged
 /// figure. `name_pairs`: name the pair ("c vs a") in the unjudged lines (more
-/// than two inputs).
-GateVerdict judge_gates(const std::vector<GatedFigure>& figures, bool name_pairs);
+/// than two inputs). `command` names the command in the lines ("compare",
+/// "history").
+GateVerdict judge_gates(const std::vector<GatedFigure>& figures, bool name_pairs,
+                        const char* command = "compare");
 
 }  // namespace account

@@ -1,0 +1,153 @@
+// account history and --check on a real repository and store (issue 35.2,
+// 35.4): change points at the commits that made them, the formats, the gate.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <boost/json.hpp>
+#include <fstream>
+
+#include "run_program.h"
+#include "synthetic_runs.h"
+
+namespace account {
+namespace {
+
+using testing::make_repo;
+using testing::ProgramResult;
+using testing::run_lines;
+using testing::run_program;
+using testing::RunSpec;
+using testing::TempDir;
+
+ProgramResult account(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {ACCOUNT_CLI_PATH};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_program(argv);
+}
+
+constexpr int kCommits = 20;
+constexpr int kMallocStep = 8;  // "commit 9": one byte more from here on
+constexpr int kCpuStep = 13;    // "commit 14": 10 % more CPU from here on
+
+// 20 commits, 5 runs each: malloc exact, CPU with +-2 % of spread.
+class History : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    repo = dir.file("repo");
+    mkdir(repo.c_str(), 0755);
+    shas = make_repo(repo, kCommits);
+    store = dir.file("results.sqlite");
+    for (int c = 0; c < kCommits; ++c) add(c, c);
+  }
+  // Stores runs for commit `c` (their figures those of commit `like`).
+  void add(int c, int like) {
+    std::string text;
+    for (int r = 0; r < 5; ++r) {
+      RunSpec s;
+      s.run = c * 10 + r;
+      s.malloc_bytes = (1 << 20) + (like >= kMallocStep ? 1 : 0);
+      s.cpu_s = (like >= kCpuStep ? 1.1 : 1.0) * (1 + 0.01 * ((r * 7 + c * 3) % 5 - 2));
+      text += run_lines(s);
+    }
+    std::string file = dir.file(fmt::format("c{}-{}.jsonl", c, like));
+    std::ofstream(file) << text;
+    ProgramResult r = account(
+        {"store", "add", "--store", store, "--repo", repo, "--commit", shas[size_t(c)], file});
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  TempDir dir;
+  std::string repo, store;
+  std::vector<std::string> shas;
+};
+
+TEST_F(History, ChangePointsAreAtTheCommitsThatMadeThem) {
+  ProgramResult r = account(
+      {"history", "--store", store, "--repo", repo, "--metric", "cpu,malloc", "--format", "json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  boost::json::object out = boost::json::parse(r.out).as_object();
+  EXPECT_EQ(out["commits"].as_array().size(), size_t(kCommits));
+  const boost::json::array& points = out["change_points"].as_array();
+  ASSERT_EQ(points.size(), 2u) << r.out;
+  const boost::json::object& cpu = points[0].as_object();
+  EXPECT_EQ(cpu.at("metric").as_string(), "cpu");
+  EXPECT_EQ(cpu.at("sha").as_string(), shas[kCpuStep]);
+  EXPECT_EQ(cpu.at("subject").as_string(), "commit 14");
+  EXPECT_EQ(cpu.at("before").to_number<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(cpu.at("after").to_number<double>(), 1.1);
+  EXPECT_EQ(cpu.at("p_value").as_string(), "0.001");
+  const boost::json::object& malloc = points[1].as_object();
+  EXPECT_EQ(malloc.at("metric").as_string(), "malloc");
+  EXPECT_EQ(malloc.at("sha").as_string(), shas[kMallocStep]);
+  EXPECT_EQ(malloc.at("before").to_number<double>(), 1.0);
+  EXPECT_EQ(malloc.at("after").to_number<double>(), double((1 << 20) + 1) / (1 << 20));
+  EXPECT_EQ(malloc.at("change_pct").to_number<double>(), 100.0 / (1 << 20));
+  EXPECT_EQ(malloc.at("interval").as_string(), "exact");
+  EXPECT_EQ(malloc.at("p_value").as_string(), "exact");
+}
+
+TEST_F(History, TheTextTableMarksEachChangeAtItsCommit) {
+  ProgramResult r = account({"history", "--store", store, "--repo", repo, "--metric", "malloc",
+                             "--since", shas[kMallocStep - 1], "--rev", shas[kMallocStep + 1]});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, fmt::format(
+                       R"(Test  Operation  Commit        Subject    Runs  Malloc (MiB)  Change point
+----  ---------  ------------  ---------  ----  ------------  ----------------
+t     o          {}  commit 8      5           1.0
+t     o          {}  commit 9      5           1.0  malloc +0.00010%
+t     o          {}  commit 10     5           1.0
+
+Change points:
+Test  Operation  Commit        Subject   Metric  Before  After     Change  95% interval      p
+----  ---------  ------------  --------  ------  ------  -----  ---------  ------------  -----
+t     o          {}  commit 9  malloc    1.00   1.00  +0.00010%         exact  exact
+)",
+                       shas[7].substr(0, 12), shas[8].substr(0, 12), shas[9].substr(0, 12),
+                       shas[8].substr(0, 12)));
+}
+
+TEST_F(History, CheckFailsWhenTheNewestSegmentIsWorseByMoreThanTheLimit) {
+  ProgramResult r = account({"history", "--store", store, "--repo", repo, "--metric", "cpu",
+                             "--check", "--fail-on", "cpu=5%"});
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find(fmt::format("account: history: regression: t/o: {} vs before: cpu +10",
+                                   shas[kCpuStep].substr(0, 12))),
+            std::string::npos)
+      << r.err;
+  // Under its limit, it passes.
+  r = account({"history", "--store", store, "--repo", repo, "--check", "--fail-on", "cpu=15%"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
+TEST_F(History, CheckCannotJudgeANewestCommitWithoutRuns) {
+  testing::git(repo, {"-c", "user.name=T", "-c", "user.email=t@example.org", "commit", "-q",
+                      "--allow-empty", "-m", "unmeasured"});
+  std::string newest = testing::git(repo, {"rev-parse", "HEAD"});
+  ProgramResult r =
+      account({"history", "--store", store, "--repo", repo, "--check", "--fail-on", "malloc=1%"});
+  EXPECT_EQ(r.status, 5);
+  EXPECT_EQ(r.err,
+            fmt::format("account: history: --fail-on: malloc: t/o not judged: no runs at the "
+                        "newest commit {}: store its runs (account store add), or name an older "
+                        "--rev\naccount: history: --fail-on: 1 of 1 gated figures not judged: exit "
+                        "status 5 (--allow-unjudged passes them)\n",
+                        newest.substr(0, 12)));
+}
+
+TEST_F(History, BadInputIsOneLine) {
+  ProgramResult r = account({"history", "--store", store, "--repo", repo, "--rev", "nope"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, fmt::format("account: history: unknown revision 'nope' in {}\n", repo));
+  r = account({"history", "--store", dir.file("none.sqlite"), "--repo", repo});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, fmt::format("account: history: no store at {} (account store add makes one)\n",
+                               dir.file("none.sqlite")));
+  r = account({"history", "--store", store, "--repo", repo, "--metric", "cpu,speed"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err.substr(0, 44), "account: history: --metric: unknown metric '");
+}
+
+}  // namespace
+}  // namespace account
