@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sys/mman.h>
 
+#include "api_entry.h"
 #include "image_file.h"
 
 namespace account {
@@ -48,6 +49,7 @@ Region* private_region() {
 void start_owned_slot(Slot* s) {
   store_relaxed(&s->heap_shrink_room, kHeapPublishBytes);
   store_relaxed(&s->heap_grow_room, int64_t{0});
+  start_thread_window(s);
   // Against a concurrent set_heap_detour: it stores the flag and then walks
   // the slots below slot_limit, so a value still current after our store
   // cannot be overwritten by an older one.
@@ -85,6 +87,7 @@ void release_slot(void* arg) {
 }  // namespace
 
 void count_alloc_shared(Slot* s, uint64_t requested, int64_t usable_bytes) {
+  raise_to(&s->largest_request, int64_t(requested));
   fetch_add_relaxed(&s->malloc_calls, uint64_t{1});
   fetch_add_relaxed(&s->malloc_bytes, requested);
   if (usable_bytes > 0) {
@@ -105,6 +108,7 @@ void count_copy_shared(Slot* s, uint64_t bytes) {
 
 void count_realloc_shared(Slot* s, uint64_t requested, int64_t old_usable, int64_t new_usable,
                           uint64_t moved) {
+  raise_to(&s->largest_request, int64_t(requested));
   fetch_add_relaxed(&s->malloc_calls, uint64_t{1});
   fetch_add_relaxed(&s->malloc_bytes, requested);
   int64_t live = fetch_add_relaxed(&g_region->heap_published, new_usable - old_usable) +
@@ -117,7 +121,17 @@ void publish_heap(Slot* s) {
   // An exchange, so a signal handler's change cannot fall between read and reset.
   int64_t pending = __atomic_exchange_n(&s->heap_shrink_room, kHeapPublishBytes, __ATOMIC_RELAXED) -
                     kHeapPublishBytes;
-  if (pending != 0) fetch_add_relaxed(&g_region->heap_published, pending);
+  if (pending != 0) {
+    fetch_add_relaxed(&g_region->heap_published, pending);
+    add_owned(&s->heap_net_published, pending);
+  }
+}
+
+void start_peak_epoch(Slot* s, uint32_t epoch, int64_t live) {
+  // The lifetime peak (the record's) keeps what this lowers.
+  raise_to(&g_region->heap_peak_before_reset, load_relaxed(&s->heap_peak));
+  store_relaxed(&s->heap_peak, live);
+  store_relaxed(&s->peak_epoch, epoch);
 }
 
 void heap_sync(Slot* s) {
@@ -131,9 +145,14 @@ void heap_sync(Slot* s) {
     // Exact for a single thread; with others, off by their unpublished pending
     // (under kHeapPublishBytes each, either way).
     int64_t live = load_relaxed(&g_region->heap_published) + pending;
+    uint32_t epoch = __atomic_load_n(&g_region->peak_epoch, __ATOMIC_ACQUIRE);
+    if (load_relaxed(&s->peak_epoch) != epoch) start_peak_epoch(s, epoch, live);
     if (live > load_relaxed(&s->heap_peak)) raise_owned(&s->heap_peak, live);
+    int64_t own = load_relaxed(&s->heap_net_published) + pending;
+    if (own > load_relaxed(&s->heap_own_peak)) raise_owned(&s->heap_own_peak, own);
     int64_t room = load_relaxed(&s->heap_peak) - live;
     if (kHeapPublishBytes - pending < room) room = kHeapPublishBytes - pending;
+    if (load_relaxed(&s->heap_own_peak) - own < room) room = load_relaxed(&s->heap_own_peak) - own;
     // Only if no signal handler counted meanwhile; otherwise look again.
     if (replace_owned(&s->heap_grow_room, room_seen, room)) return;
   }
@@ -225,7 +244,8 @@ Totals sum_slots(const Region* region) {
     int64_t p = load_relaxed(&s.heap_peak);
     if (p > peak) peak = p;
   }
-  t.heap_peak_bytes = peak;
+  int64_t before_reset = load_relaxed(&region->heap_peak_before_reset);
+  t.heap_peak_bytes = before_reset > peak ? before_reset : peak;
   t.copied_calls += t.libc_copied_calls;
   t.copied_bytes += t.libc_copied_bytes;
   return t;

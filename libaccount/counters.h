@@ -45,6 +45,17 @@ void publish_heap(Slot* s);  // moves pending into Region::heap_published
 // above it, and sets heap_grow_room to the growth that needs no new look.
 void heap_sync(Slot* s);
 
+// A new account_peak_reset(ACCOUNT_PROCESS) window for the slot's heap_peak,
+// starting at `live`: by its owner in heap_sync, for the shared slot by the reset.
+void start_peak_epoch(Slot* s, uint32_t epoch, int64_t live);
+
+// Raises a slot's largest single request. Owned slot only: one compare that
+// is nearly always false (a new largest block is rare).
+inline void note_request(Slot* s, uint64_t requested) {
+  if (ACCOUNT_UNLIKELY(int64_t(requested) > load_relaxed(&s->largest_request)))
+    raise_owned(&s->largest_request, int64_t(requested));
+}
+
 // The shared slot's counterparts of the functions below (atomic RMW), out of line.
 void count_alloc_shared(Slot* s, uint64_t requested, int64_t usable_bytes);
 void count_free_shared(Slot* s, int64_t usable_bytes);
@@ -87,6 +98,7 @@ inline void count_malloc_call(uint64_t requested, int64_t usable_bytes) {
   if (ACCOUNT_UNLIKELY(s->shared)) return count_alloc_shared(s, requested, usable_bytes);
   add_owned(&s->malloc_calls, uint64_t{1});
   add_owned(&s->malloc_bytes, requested);
+  note_request(s, requested);
   if (ACCOUNT_LIKELY(usable_bytes > 0)) heap_grow(s, usable_bytes);
 }
 
@@ -99,6 +111,7 @@ inline void count_realloc_call(uint64_t requested, int64_t old_usable, int64_t n
     return count_realloc_shared(s, requested, old_usable, new_usable, moved);
   add_owned(&s->malloc_calls, uint64_t{1});
   add_owned(&s->malloc_bytes, requested);
+  note_request(s, requested);
   if (new_usable > old_usable)
     heap_grow(s, new_usable - old_usable);
   else if (new_usable < old_usable)

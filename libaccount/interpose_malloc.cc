@@ -105,6 +105,7 @@ __attribute__((visibility("default"))) void* malloc(size_t size) {
   // failed call counts too.
   add_owned(&s->malloc_calls, uint64_t{1});
   add_owned(&s->malloc_bytes, uint64_t{size});
+  note_request(s, size);
   void* p = __libc_malloc(size);
   if (ACCOUNT_LIKELY(p != nullptr)) heap_grow(s, usable_size_from_header(p));
   return p;

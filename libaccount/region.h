@@ -47,12 +47,22 @@ struct alignas(128) Slot {
   // Bytes the slot may still grow before it must look at the heap again: a new
   // peak is possible, or pending reached kHeapPublishBytes (see heap_sync).
   int64_t heap_grow_room;
-  // Highest live-heap figure this slot's threads observed.
+  // Highest live-heap figure this slot's threads observed since the slot last
+  // met Region::peak_epoch (account_peak_reset(ACCOUNT_PROCESS) starts a new one).
   int64_t heap_peak;
-  uint32_t owned;   // 1 while a thread owns the slot
-  uint32_t shared;  // 1 for the overflow slot: updates must be atomic RMW
-  uint32_t detour;  // kDetour* bits
+  // The in-test API's per-thread figures (api_entry.cc), kept off the hot path:
+  // the net usable bytes this slot ever published (publish_heap), so a thread's
+  // own net heap is this plus pending, and that net's highest value (heap_sync).
+  int64_t heap_net_published;
+  int64_t heap_own_peak;
+  // The largest single request since the owning thread started or reset it.
+  int64_t largest_request;
+  uint32_t owned;       // 1 while a thread owns the slot
+  uint32_t shared;      // 1 for the overflow slot: updates must be atomic RMW
+  uint32_t detour;      // kDetour* bits
+  uint32_t peak_epoch;  // the Region::peak_epoch heap_peak belongs to
 };
+static_assert(sizeof(Slot) == 128, "a slot is two cache lines: a third is a cost on every thread");
 
 enum ImageState : uint32_t {
   kRunning = 0,
@@ -96,6 +106,13 @@ struct Region {
   // set before image_state says kRecorded, so a tree sampler that sees the
   // record done also sees whether it was lost (account run counts the losses).
   uint32_t record_write_error;
+  // account_peak_reset(ACCOUNT_PROCESS): a new epoch; a slot whose heap_peak is
+  // of an older one lowers it at its next heap_sync. The lifetime peak (the
+  // record's) keeps what the reset lowered in heap_peak_before_reset, and the
+  // window's peak starts at heap_live_at_reset.
+  uint32_t peak_epoch;
+  int64_t heap_peak_before_reset;
+  int64_t heap_live_at_reset;
   alignas(8) char inline_info[kInlineInfoBytes];  // info_offset says if in use
   Slot slots[kSlotCount];
 };
