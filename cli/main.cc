@@ -23,6 +23,7 @@ constexpr const char* kUsage =
     "  export --format FORMAT        chrome-trace, pprof, folded or openmetrics (docs/export.md)\n"
     "  store add --commit REV FILE   keep records with their commit in the results store\n"
     "  history [--check]             figures by commit from the store, with change points\n"
+    "  bisect --good A --bad B       the first commit worse than A beyond --fail-on\n"
     "\n"
     "`account COMMAND --help` describes each command's options; `account --version`\n"
     "prints the version and the commit it was built from.\n"
@@ -45,6 +46,7 @@ int dispatch(const account::Args& args) {
   if (args[0] == "export") return account::command_export(rest);
   if (args[0] == "store") return account::command_store(rest);
   if (args[0] == "history") return account::command_history(rest);
+  if (args[0] == "bisect") return account::command_bisect(rest);
   throw account::UsageError{fmt::format("unknown command '{}' (try account --help)", args[0])};
 }
 

@@ -60,10 +60,10 @@ contains() {
 
 # Commands.
 expect report account re
-expect "--help --version compare export history report run store watch" account ''
+expect "--help --version bisect compare export history report run store watch" account ''
 expect "--help --version" account --
 # Options of each command: exactly what its --help lists.
-for cmd in run report compare watch export store history; do
+for cmd in run report compare watch export store history bisect; do
   want=$("$account" "$cmd" --help | grep -oE '^  (-[a-zA-Z] \[ )?--[a-z-]+' | grep -oE -- '--[a-z-]+' |
     sort | tr '\n' ' ' | sed 's/ $//')
   expect "$want" account "$cmd" --
