@@ -85,7 +85,8 @@ void put_mib(TextBuffer& out, uint64_t bytes) {
 // created if missing, and reached through no symbolic link, neither the file
 // nor a directory on its way (-ELOOP): a link another user planted in a shared
 // directory cannot lead the records, or their creation, into a file of its
-// choosing. Before Linux 5.6 (no openat2) only the file's own name is checked.
+// choosing. Without openat2 (before Linux 5.6, or refused by a seccomp filter)
+// only the file's own name is checked.
 int open_output(const char* path, bool pinned) {
   const int flags =
       O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | (pinned ? 0 : O_CREAT);
@@ -95,7 +96,9 @@ int open_output(const char* path, bool pinned) {
       fd = pinned ? raw_open(path, access | flags, 0600)
                   : raw_open_no_symlinks(path, access | flags, 0600);
     while (fd == -EINTR);
-    if (fd == -ENOSYS) {
+    // ENOSYS: before Linux 5.6; EPERM: a seccomp filter that refuses
+    // system calls it does not know (a real EPERM comes back from openat too).
+    if (fd == -ENOSYS || fd == -EPERM) {
       do fd = raw_open(path, access | flags, 0600);
       while (fd == -EINTR);
     }
