@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 namespace account {
@@ -27,8 +28,12 @@ std::string reason(int err) {
 }  // namespace
 
 bool lock_within_a_second(int fd) {
-  for (int tries = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; ++tries) {  // released by close()
-    if ((errno != EWOULDBLOCK && errno != EINTR) || tries == 1000) return false;
+  // A second on the clock, not a count of 1 ms sleeps: on a loaded machine
+  // each sleep lasts longer, and a thousand of them several seconds.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (flock(fd, LOCK_EX | LOCK_NB) != 0) {  // released by close()
+    if ((errno != EWOULDBLOCK && errno != EINTR) || std::chrono::steady_clock::now() >= deadline)
+      return false;
     usleep(1000);
   }
   return true;

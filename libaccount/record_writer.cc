@@ -319,8 +319,13 @@ int append_record(const Settings& settings, int pid, const char* data, uint64_t 
   // Bounded: a lock held elsewhere for more than a second is said (warn is
   // one write(2) from a stack buffer: async-signal-safe) and ignored, so the
   // record is still written.
-  for (int i = 0; len > 0 && raw_flock(fd, LOCK_EX | LOCK_NB) == -EWOULDBLOCK; ++i) {
-    if (i == 1000) {
+  // A second on the clock, read only once the lock is found held (a count of
+  // 1 ms sleeps lasts several seconds on a loaded machine).
+  uint64_t deadline = 0;
+  while (len > 0 && raw_flock(fd, LOCK_EX | LOCK_NB) == -EWOULDBLOCK) {
+    uint64_t now = raw_clock_ns(CLOCK_MONOTONIC);
+    if (deadline == 0) deadline = now + 1000000000ull;
+    if (now >= deadline) {
       warn("the lock on ", path,
            " was held for 1 s by another process; writing the record without it");
       break;
