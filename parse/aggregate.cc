@@ -266,10 +266,14 @@ struct RunAcc {
     r.has_tree = has_tree;
     r.end = has_tree ? tree_how : root_end;
     r.command = has_tree && !tree_command.empty() ? tree_command : root_command;
-    if (has_tree)
-      r.wall_s = double(tree_end - std::min(tree_start, tree_end)) / 1e9;
-    else if (processes > 0 && max_end > min_start)
-      r.wall_s = double(max_end - min_start) / 1e9;
+    if (has_tree) {
+      r.start_ns = tree_start;
+      r.end_ns = std::max(tree_start, tree_end);
+    } else if (processes > 0) {
+      r.start_ns = min_start;
+      r.end_ns = std::max(min_start, max_end);
+    }
+    r.wall_s = double(r.end_ns - r.start_ns) / 1e9;
     r.process_rows = std::move(rows);
     return r;
   }

@@ -27,7 +27,10 @@ struct RunFigures {
   uint64_t copied_bytes = 0;    ///< summed
   uint64_t malloc_bytes = 0;    ///< summed
   double wall_s = 0;            ///< tree end - start, or the span of the processes
-  uint64_t processes = 0;       ///< process records seen
+  /// The run's window (realtime ns): the tree record's start_ns..end_ns, or
+  /// the span of its processes; both 0 for a run with neither.
+  uint64_t start_ns = 0, end_ns = 0;
+  uint64_t processes = 0;  ///< process records seen
   /// Processes whose copies and allocations the shim counted (its records),
   /// and those it never ran in (static or set-user-ID programs, watched ones):
   /// copied, malloc and heap are unknown with no shim process. Summed over the

@@ -230,11 +230,13 @@ class ChromeTraceExporter : public Exporter {
     size_t images = 0, runs = 0;
     for (const Operation& o : input.ops) {
       runs += o.runs.size();
-      for (const RunFigures& run : o.runs)
+      for (const RunFigures& run : o.runs) {
+        if (run.end_ns > 0) origin = std::min(origin, run.start_ns);
         for (const ProcessRow& row : run.process_rows) {
           origin = std::min(origin, row.record->start_ns);
           if (row.record->timeline) ++images;
         }
+      }
     }
     if (origin == std::numeric_limits<uint64_t>::max()) origin = 0;
     size_t image_cap = points_per_track(kImagePoints, images, kMinPoints);
@@ -260,21 +262,18 @@ class ChromeTraceExporter : public Exporter {
                                   {"pid", group},
                                   {"tid", 0},
                                   {"args", {{"sort_index", group}}}});
-        // The run as a whole on track 0, its figures those of account report.
-        uint64_t first = std::numeric_limits<uint64_t>::max(), last = 0;
-        for (const ProcessRow& row : figures.process_rows) {
-          first = std::min(first, row.record->start_ns);
-          last = std::max(last, row.record->end_ns);
-        }
+        // The run as a whole on track 0, its figures those of account report,
+        // over the run's window (its tree record's, also when no process
+        // record is in it: a static command).
         events.event(metadata("thread_name", group, 0, "run"));
-        if (!figures.process_rows.empty())
+        if (figures.end_ns > 0)
           events.event(json::object{{"ph", "X"},
                                     {"name", label},
                                     {"cat", "run"},
                                     {"pid", group},
                                     {"tid", 0},
-                                    {"ts", micros(first, origin)},
-                                    {"dur", double(std::max(last, first) - first) / 1000.0},
+                                    {"ts", micros(figures.start_ns, origin)},
+                                    {"dur", double(figures.end_ns - figures.start_ns) / 1000.0},
                                     {"args", run_args(figures)}});
         // Each image's series, read back from the spool once, for its own
         // tracks and the run's tree tracks.

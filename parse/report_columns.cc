@@ -158,6 +158,16 @@ Column runs_column(bool in_table) {
   return c;
 }
 
+Column without_shim_column() {
+  Column c = number_column("processes_without_shim", "", "", "", 0, 2, 0);
+  c.in_table = false;
+  return c;
+}
+
+Cell without_shim_cell(const std::vector<RunFigures>& runs, const RunFigures& m) {
+  return runs.empty() ? Cell::empty() : Cell::of_integer(int64_t(m.processes_without_shim));
+}
+
 Column data_column(std::string key) {
   Column c = number_column(std::move(key), "", "", "", 0, 2, 3);
   c.in_table = false;

@@ -37,6 +37,12 @@ Column number_column(std::string key, std::string heading1, std::string heading2
 Column data_column(std::string key);
 /// Runs: in the text table only when `in_table` (some operation ran more than once).
 Column runs_column(bool in_table);
+/// How many processes a row's Copied and Malloc leave out (they ran without
+/// the shim), the count the † note gives: a CSV and JSON column after Runs in
+/// report's and compare's tables (the text table says it in the note).
+Column without_shim_column();
+/// Its cell for the median `m` of `runs`: blank where no run is counted.
+Cell without_shim_cell(const std::vector<RunFigures>& runs, const RunFigures& m);
 
 /// The Test and Operation columns, laid out as the Monotone seed's table.
 void add_label_columns(Table& t);

@@ -58,9 +58,7 @@ Table operation_table(const std::vector<Operation>& ops, const ExtraColumns& ext
   t.columns.push_back(runs_column(any_repeated(ops)));
   for (Metric m : field_metrics()) t.columns.push_back(data_column(figure(m).key));
   t.columns.push_back(data_column("processes"));
-  Column without_shim = number_column("processes_without_shim", "", "", "", 0, 2, 0);
-  without_shim.in_table = false;  // the table says it in the † footnote
-  t.columns.push_back(without_shim);
+  t.columns.push_back(without_shim_column());
   if (exit) add_exit_columns(t);
   for (const Operation& o : ops) {
     std::vector<RunFigures> runs = counted_runs(o, include_failed);
@@ -77,9 +75,7 @@ Table operation_table(const std::vector<Operation>& ops, const ExtraColumns& ext
     for (Metric f : field_metrics())
       r.cells.push_back(runs.empty() ? Cell::empty() : Cell::of_number(metric_of(m, f)));
     r.cells.push_back(runs.empty() ? Cell::empty() : Cell::of_number(double(m.processes)));
-    // How many processes the figures leave out: the count the † note gives.
-    r.cells.push_back(runs.empty() ? Cell::empty()
-                                   : Cell::of_integer(int64_t(m.processes_without_shim)));
+    r.cells.push_back(without_shim_cell(runs, m));
     if (exit) add_exit_cells(r, o);
     t.rows.push_back(std::move(r));
   }

@@ -132,6 +132,7 @@ Table compare_table(const std::vector<std::string>& names,
   t.columns.push_back(kind);
   add_figure_columns(t, extra);
   t.columns.push_back(runs_column(repeated));
+  t.columns.push_back(without_shim_column());
   if (exit) add_exit_columns(t);
   Column note = text_column("note", "Note", "Note");
   note.hide_when_empty = true;
@@ -167,12 +168,14 @@ Table compare_table(const std::vector<std::string>& names,
         r.cells.push_back(Cell::of_text(op));
         r.cells.push_back(Cell::of_text(names[i]));
         r.cells.push_back(Cell::of_text("value"));
+        RunFigures median = median_of_runs(counted[i]);
         if (counted[i].empty())
           add_blank_figures(r, extra);
         else
-          add_figures(r, median_of_runs(counted[i]), extra, &t.notes,
+          add_figures(r, median, extra, &t.notes,
                       operation_name(test, op) + " (" + names[i] + ")");
         r.cells.push_back(Cell::of_integer(int64_t(counted[i].size())));
+        r.cells.push_back(without_shim_cell(counted[i], median));
         if (exit) add_exit_cells(r, *slots[i]);
         finish_row(r, marking);
         r.cells.insert(r.cells.end(), change_fields, Cell::empty());
@@ -207,7 +210,7 @@ Table compare_table(const std::vector<std::string>& names,
                                   : names[counted[0].empty() ? 0 : i];
           std::string why = "no change: no successful run in " + sides;
           add_blank_figures(r, extra);
-          r.cells.push_back(Cell::empty());
+          r.cells.insert(r.cells.end(), 2, Cell::empty());  // runs, processes_without_shim
           if (exit) r.cells.insert(r.cells.end(), 2, Cell::empty());
           finish_row(r, marking.empty() ? why : marking + "; " + why);
           r.cells.insert(r.cells.end(), change_fields, Cell::empty());
@@ -246,7 +249,7 @@ Table compare_table(const std::vector<std::string>& names,
           if (c.estimate.verdict != Verdict::kTooFewRuns)
             interval.cells[r.cells.size() - 1] = Cell::of_text(interval_text(c));
         }
-        r.cells.push_back(Cell::empty());
+        r.cells.insert(r.cells.end(), 2, Cell::empty());  // runs, processes_without_shim
         if (exit) r.cells.insert(r.cells.end(), 2, Cell::empty());
         std::string note_text = marking;
         if (without > 0) {

@@ -120,11 +120,11 @@ TEST(Compare, AnonColumnWithItsChange) {
   EXPECT_EQ(
       csv.substr(0, csv.find('\n'))
           .rfind("test,operation,build,row,cpu_s,size_mib,resident_mib,copied_mib,malloc_mib,runs,"
-                 "note,anon_mib,cpu_s_low_pct,",
+                 "processes_without_shim,note,anon_mib,cpu_s_low_pct,",
                  0),
       0u)
       << csv;
-  EXPECT_NE(csv.find("build,link,b vs a,change_pct,0,0,0,0,0,,no verdict: 1 and 1 runs (4 a side "
+  EXPECT_NE(csv.find("build,link,b vs a,change_pct,0,0,0,0,0,,,no verdict: 1 and 1 runs (4 a side "
                      "needed),100,,,too few runs,"),
             std::string::npos)
       << csv;

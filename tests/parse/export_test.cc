@@ -70,6 +70,16 @@ std::vector<ProcessRecord> process_records(const std::string& path) {
   return out;
 }
 
+std::vector<TreeRecord> tree_records(const std::string& path) {
+  std::vector<TreeRecord> out;
+  std::ifstream in(path);
+  std::string line, reason;
+  while (std::getline(in, line))
+    if (auto r = parse_record(line, &reason))
+      if (auto* t = std::get_if<TreeRecord>(&*r)) out.push_back(*t);
+  return out;
+}
+
 // The backtrace totals of the records: bytes and counts of every group and of
 // what was not kept.
 std::pair<uint64_t, uint64_t> backtrace_totals(const std::string& path) {
@@ -144,8 +154,12 @@ TEST(ExportChromeTrace, EveryImageOnceWithItsTimesAndPeaks) {
   json::object trace = json::parse(e.out).as_object();
   const json::array& events = trace.at("traceEvents").as_array();
   std::vector<ProcessRecord> records = process_records(data_path(kRecords));
+  // Times count from the earliest record, a tree record's start included.
   uint64_t origin = UINT64_MAX;
   for (const ProcessRecord& r : records) origin = std::min(origin, r.start_ns);
+  for (const TreeRecord& t : tree_records(data_path(kRecords)))
+    origin = std::min(origin, t.start_ns);
+  EXPECT_EQ(origin, 1700000000000900000u);  // the first tree record's
 
   for (const ProcessRecord& r : records) {
     int found = 0;
@@ -196,12 +210,13 @@ TEST(ExportChromeTrace, EveryImageOnceWithItsTimesAndPeaks) {
   EXPECT_EQ(tree_size, 17000000u);
   EXPECT_EQ(track_max("tree resident"), 9000000u);  // 4 MB + 5 MB at 11.5 ms
   // git's size peak (8.5 MB) is above its timeline (8 MB at most): the
-  // sampler's last reading, at the image's end.
+  // sampler's last reading, at the image's end (20 ms after the first
+  // process, 20.1 ms after the tree record, the origin).
   bool end_reading = false;
   for (const json::value& v : events)
     if (v.at("ph") == "C" && v.at("name") == "pid 100 size" &&
         v.at("args").at("bytes").to_number<uint64_t>() == 8500000u)
-      end_reading = std::abs(v.at("ts").to_number<double>() - 20000.456) < 0.0005;
+      end_reading = std::abs(v.at("ts").to_number<double>() - 20100.456) < 0.0005;
   EXPECT_TRUE(end_reading);
 }
 
@@ -290,6 +305,37 @@ TEST(ExportPprof, ProtocDecodesItAndSamplesSumToTheRecords) {
 
 // Two hosts' records interleaved (data/two-hosts.jsonl, see hosts_test.cc):
 // each host its own series, group and stacks, with the figures of its run.
+// A run with its tree record and no process record (a static command that
+// wrote none) still has its run slice, over the tree record's window, with
+// the report's figures: Copied and Malloc unknown (null).
+TEST(ExportChromeTrace, RunWithOnlyATreeRecordHasItsSlice) {
+  testing::TempFile records(
+      R"({"schema":1,"kind":"tree","test":"t","op":"static","run":1,"command":["prog"],)"
+      R"("start_ns":1700000000000000000,"end_ns":1700000000002500000,"processes":1,)"
+      R"("processes_without_shim":1,"sampled_size_peak_bytes":4194304,)"
+      R"("sampled_rss_peak_bytes":1048576,"samples":1,"aborted":false,"exit_code":0})"
+      "\n");
+  Exported e = export_as(ExportFormat::kChromeTrace, {records.path()});
+  ASSERT_EQ(e.status, 0);
+  json::value trace = json::parse(e.out);
+  const json::array& events = trace.at("traceEvents").as_array();
+  int slices = 0;
+  for (const json::value& v : events) {
+    if (v.at("ph") != "X") continue;
+    ++slices;
+    EXPECT_EQ(v.at("cat"), "run");
+    EXPECT_EQ(v.at("name"), "t / static / run 1");
+    EXPECT_EQ(v.at("ts").to_number<double>(), 0.0);
+    EXPECT_EQ(v.at("dur").to_number<double>(), 2500.0);
+    const json::object& args = v.at("args").as_object();
+    EXPECT_EQ(args.at("size_bytes").to_number<uint64_t>(), 4194304u);
+    EXPECT_EQ(args.at("processes_without_shim").to_number<uint64_t>(), 1u);
+    EXPECT_TRUE(args.at("copied_bytes").is_null());
+    EXPECT_TRUE(args.at("malloc_bytes").is_null());
+  }
+  EXPECT_EQ(slices, 1) << e.out;
+}
+
 TEST(ExportHosts, OpenMetricsLabelsEachHost) {
   Exported e = export_as(ExportFormat::kOpenMetrics, {data_path("two-hosts.jsonl")});
   ASSERT_EQ(e.status, 0);

@@ -140,7 +140,7 @@ TEST(FailedRuns, CompareRefusesASideWithoutASuccessfulRun) {
       << r.out;
   Outcome csv = testing::compare(fixed_vs_failed(Format::kCsv));
   EXPECT_NE(
-      csv.out.find("clone,gc,failed vs fixed,change_pct,,,,,,,no change: no successful run in "
+      csv.out.find("clone,gc,failed vs fixed,change_pct,,,,,,,,no change: no successful run in "
                    "failed,,,"),
       std::string::npos)
       << csv.out;

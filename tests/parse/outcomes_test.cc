@@ -125,7 +125,8 @@ TEST(Outcomes, EveryReportFormatCountsTheSameRuns) {
       << html.out;
 }
 
-// compare counts the runs report counts, on both sides.
+// compare counts the runs report counts, on both sides, and says how many
+// processes ran without the shim as report's CSV does (processes_without_shim).
 TEST(Outcomes, CompareCountsTheSameRuns) {
   CompareOptions o;
   o.files = {data_path("outcomes.jsonl"), data_path("outcomes.jsonl")};
@@ -135,14 +136,14 @@ TEST(Outcomes, CompareCountsTheSameRuns) {
   EXPECT_EQ(c.status, 4);
   for (const char* side : {"a", "b"}) {
     SCOPED_TRACE(side);
-    EXPECT_TRUE(has(c.out, fmt::format("srv,serve,{},value,0.6,110,45,2,3,2,,0,"
+    EXPECT_TRUE(has(c.out, fmt::format("srv,serve,{},value,0.6,110,45,2,3,2,0,,0,"
                                        "\"stopped (SIGTERM), exit 0\",",
                                        side)))
         << c.out;
-    EXPECT_TRUE(has(c.out, fmt::format("srv,clone,{},value,0.3,80,30,5,6,1,,2,", side))) << c.out;
-    EXPECT_TRUE(has(c.out, fmt::format(",make all,{},value,0.2,10,5,7,8,1,,0,exit 0,", side)))
+    EXPECT_TRUE(has(c.out, fmt::format("srv,clone,{},value,0.3,80,30,5,6,1,0,,2,", side))) << c.out;
+    EXPECT_TRUE(has(c.out, fmt::format(",make all,{},value,0.2,10,5,7,8,1,0,,0,exit 0,", side)))
         << c.out;
-    EXPECT_TRUE(has(c.out, fmt::format("srv,static,{},value,0.1,2,1,,,1,,0,exit 0,", side)))
+    EXPECT_TRUE(has(c.out, fmt::format("srv,static,{},value,0.1,2,1,,,1,1,,0,exit 0,", side)))
         << c.out;
   }
 }
@@ -194,7 +195,11 @@ TEST(Outcomes, ChromeTraceSaysWhichRunsCount) {
     for (size_t at = e.out.find(part); at != std::string::npos; at = e.out.find(part, at + 1)) ++n;
     return n;
   };
-  EXPECT_EQ(count(R"("counted":true)"), 4u);
+  // A slice for every run (six with a tree record, one of processes only),
+  // srv/static's too: its tree record is all it has.
+  EXPECT_EQ(count(R"("cat":"run")"), 7u);
+  EXPECT_EQ(count(R"("counted":true)"), 4u + 1u);
+  EXPECT_EQ(count(R"("processes_without_shim":1)"), 1u);
   EXPECT_EQ(count(R"("counted":false)"), 2u);
   EXPECT_EQ(count(R"x("end":"stopped (SIGTERM)","counted":true)x"), 1u) << e.out;
   EXPECT_EQ(count(R"("end":"exit 128","counted":false)"), 1u);
