@@ -172,8 +172,7 @@ Table compare_table(const std::vector<std::string>& names,
         if (counted[i].empty())
           add_blank_figures(r, extra);
         else
-          add_figures(r, median, extra, &t.notes,
-                      operation_name(test, op) + " (" + names[i] + ")");
+          add_figures(r, median, extra, &t.notes, operation_name(test, op) + " (" + names[i] + ")");
         r.cells.push_back(Cell::of_integer(int64_t(counted[i].size())));
         r.cells.push_back(without_shim_cell(counted[i], median));
         if (exit) add_exit_cells(r, *slots[i]);
