@@ -10,7 +10,7 @@
 #include <iostream>
 
 #include "commands.h"
-#include "export.h"
+#include "commands/export.h"
 #include "file_options.h"
 #include "output_file.h"
 

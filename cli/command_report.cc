@@ -12,7 +12,8 @@
 #include "commands.h"
 #include "commands/report.h"
 #include "file_options.h"
-#include "html_report.h"
+#include "formats/html_report.h"
+#include "formats/registry.h"
 #include "output_file.h"
 
 namespace account {

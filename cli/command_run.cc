@@ -25,6 +25,7 @@
 #include <thread>
 
 #include "aggregate.h"
+#include "cell_text.h"
 #include "close_descriptors.h"
 #include "commands.h"
 #include "image_file.h"
@@ -34,7 +35,6 @@
 #include "record.h"
 #include "record_file.h"
 #include "record_writer.h"
-#include "render.h"
 #include "run_guard.h"
 #include "run_leftovers.h"
 #include "run_prepare.h"

@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "export.h"
+#include "commands/export.h"
 #include "output_file.h"
 
 namespace account {

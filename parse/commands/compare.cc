@@ -8,7 +8,8 @@
 
 #include "commands/read_inputs.h"
 #include "compare/compare_table.h"
-#include "compare_html.h"
+#include "formats/html_report.h"
+#include "formats/registry.h"
 
 namespace account {
 
@@ -26,9 +27,9 @@ int run_compare(const CompareOptions& options, const ByteSink& out, const Messag
   bool failed = false;
   std::vector<std::vector<Operation>> ops;
   std::optional<TimelineSpool> spool;
-  if (options.format == Format::kHtml) spool.emplace();
+  if (format_entry(options.format).draws) spool.emplace();
   for (Input& in : inputs) {
-    aggregators.push_back(std::make_unique<Aggregator>(options.format == Format::kHtml));
+    aggregators.push_back(std::make_unique<Aggregator>(format_entry(options.format).draws));
     if (!in.reader) {  // missing
       ops.emplace_back();
       continue;
@@ -69,10 +70,22 @@ int run_compare(const CompareOptions& options, const ByteSink& out, const Messag
     gate =
         settle_gate(judge_gates(figures, ops.size() > 2), "compare", options.allow_unjudged, err);
   }
-  if (options.format == Format::kHtml)
-    compare_page(options, names, std::move(ops), std::move(table), out, spool ? &*spool : nullptr);
-  else
-    out(make_renderer(options.format)->render(table));
+  FormatInput input;
+  input.table = std::move(table);
+  if (format_entry(options.format).draws) {
+    // The icicles: each file's backtraces read again and symbolized.
+    for (const std::string& f : options.files) {
+      input.backtraces.push_back(f == "-" ? std::vector<ProcessBacktraces>{}
+                                          : read_backtraces({f}));
+      input.symbols.push_back(input.backtraces.back().empty() || !options.symbolizer
+                                  ? SymbolTable{}
+                                  : symbolize(input.backtraces.back(), *options.symbolizer));
+    }
+    input.names = names;
+    input.inputs = std::move(ops);
+    input.spool = spool ? &*spool : nullptr;
+  }
+  make_format(options.format, Command::kCompare)->write(std::move(input), out);
   return final_status(status, failed, gate);
 }
 

@@ -9,8 +9,8 @@
 #include "backtrace_symbolize.h"
 #include "commands/status.h"
 #include "compare/gate.h"
+#include "formats/format.h"
 #include "metric.h"
-#include "render.h"
 #include "report_columns.h"
 #include "sinks.h"
 

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <map>
 
+#include "cell_text.h"
 #include "compare/change.h"
-#include "render.h"
 
 namespace account {
 

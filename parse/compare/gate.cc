@@ -8,9 +8,9 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "cell_text.h"
 #include "comma_list.h"
 #include "compare/holm.h"
-#include "render.h"
 
 namespace account {
 

@@ -1,7 +1,7 @@
 // From hand-written records to chart data: the drawn run, the exec-chain
 // rows, grouping beyond the row limit, the summed memory curve, the kernel
 // peak mark, a run without timeline, and the allocation call tree.
-#include "chart_data.h"
+#include "formats/chart_data.h"
 
 #include <gtest/gtest.h>
 

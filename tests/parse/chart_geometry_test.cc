@@ -1,6 +1,6 @@
 // Chart geometry: scales, ticks a person reads, labels, and the reduction of a
 // long curve that never loses a peak.
-#include "chart_geometry.h"
+#include "formats/chart_geometry.h"
 
 #include <gtest/gtest.h>
 

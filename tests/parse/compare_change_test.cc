@@ -2,12 +2,13 @@
 // and a change beyond noise never prints as 0.0 %.
 #include <gtest/gtest.h>
 
+#include "cell_text.h"
 #include "commands/compare.h"
 #include "commands/report.h"
 #include "compare/change.h"
 #include "compare/compare_table.h"
 #include "cpu_runs.h"
-#include "render.h"
+#include "formats/registry.h"
 #include "report_tables.h"
 
 namespace account {
@@ -57,7 +58,7 @@ TEST(CompareChange, AFlaggedChangeShowsANonZeroDigit) {
   inputs[1].push_back(
       Operation{"t", "clone", cpu_runs({0.99981, 0.99981, 0.99981, 0.99981}), false});
   Table t = compare_table({"a", "b"}, inputs);
-  std::string text = make_renderer(Format::kTable)->render(t);
+  std::string text = render_table(Format::kTable, t);
   EXPECT_NE(text.find(" -0.02%* "), std::string::npos) << text;
   EXPECT_EQ(text.find("0.0%*"), std::string::npos) << text;
 }

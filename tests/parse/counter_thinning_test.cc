@@ -1,4 +1,4 @@
-#include "counter_thinning.h"
+#include "formats/counter_thinning.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // second operation run twice; timelines and backtraces), checked against the
 // records and against the outside tools: protoc with upstream profile.proto,
 // promtool.
-#include "export.h"
+#include "commands/export.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

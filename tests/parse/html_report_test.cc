@@ -1,7 +1,7 @@
 // account report --format html: a page that makes no network request, whose
 // table holds exactly what `account report` prints for the same records,
 // with the charts that the records allow and a note where they do not.
-#include "html_report.h"
+#include "formats/html_report.h"
 
 #include <gtest/gtest.h>
 

@@ -2,13 +2,13 @@
 // once, generated with the tick rule's constants, and every chart with a time
 // axis carries what it needs. The zoom itself runs in a real browser:
 // html_browser_zoom.py (ctest parse.HtmlReportInABrowser).
-#include "html_zoom.h"
+#include "formats/html_zoom.h"
 
 #include <gtest/gtest.h>
 
 #include <regex>
 
-#include "chart_geometry.h"
+#include "formats/chart_geometry.h"
 #include "golden.h"
 
 namespace account {

@@ -15,9 +15,9 @@
 #include <sstream>
 
 #include "commands/compare.h"
+#include "commands/export.h"
 #include "commands/report.h"
 #include "compare/compare_table.h"
-#include "export.h"
 #include "golden.h"
 #include "report_tables.h"
 

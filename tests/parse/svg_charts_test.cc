@@ -1,7 +1,7 @@
 // The three charts as SVG: a golden file for a small fixed input each, and
 // the properties a reader relies on (every series drawn, the kernel peak
 // marked only above the samples, bars placed by time, widths by bytes).
-#include "svg_charts.h"
+#include "formats/svg_charts.h"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-#include "chart_geometry.h"
+#include "formats/chart_geometry.h"
 
 int main() {
   double lo, hi;

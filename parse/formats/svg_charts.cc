@@ -1,4 +1,4 @@
-#include "svg_charts.h"
+#include "formats/svg_charts.h"
 
 #include <fmt/format.h>
 

@@ -11,7 +11,7 @@
 #include "aggregate.h"
 #include "backtrace_record.h"
 #include "backtrace_report.h"
-#include "svg_charts.h"
+#include "formats/svg_charts.h"
 #include "timeline_spool.h"
 
 namespace account {

@@ -1,10 +1,10 @@
-#include "html_page.h"
+#include "formats/html_page.h"
 
 #include <fmt/format.h>
 
-#include "chart_geometry.h"
-#include "html_zoom.h"
-#include "render.h"
+#include "cell_text.h"
+#include "formats/chart_geometry.h"
+#include "formats/html_zoom.h"
 
 namespace account {
 

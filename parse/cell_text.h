@@ -1,8 +1,8 @@
-/// One renderer per output format, all behind one interface.
+/// How a table's cells read as text: the rules every format that shows a
+/// Table to people shares (the text table, Markdown, HTML, SVG) and that
+/// compare's interval text follows.
 #pragma once
 
-#include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,23 +11,6 @@
 
 namespace account {
 
-enum class Format { kTable, kCsv, kJson, kMarkdown, kHtml };
-
-/// "table", "csv", "json", "markdown", "html"; nullopt for anything else.
-std::optional<Format> parse_format(std::string_view name);
-
-class Renderer {
- public:
-  virtual ~Renderer() = default;
-  /// The whole table as the bytes to print.
-  virtual std::string render(const Table& table) const = 0;
-};
-
-std::unique_ptr<Renderer> make_renderer(Format format);
-
-/// The columns the text table, Markdown and HTML show, in order.
-std::vector<size_t> visible_columns(const Table& table);
-
 /// What a figure nobody counted reads as in tables, Markdown, HTML and SVG.
 inline constexpr char kUnknownText[] = "\u2013";  // –
 /// Characters of UTF-8 text (the width a terminal gives it, for the dashes here).
@@ -35,6 +18,9 @@ size_t display_width(std::string_view text);
 
 /// The text of one cell as the table and Markdown show it (its mark included).
 std::string display_text(const Cell& cell, const Column& column);
+
+/// The columns the text table, Markdown and HTML show, in order.
+std::vector<size_t> visible_columns(const Table& table);
 
 /// A change in percent as the tables print it: "+12.3%", "-0.4%", "0.0%" for
 /// no change at this precision. A `significant` change (beyond noise) that is

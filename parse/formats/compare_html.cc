@@ -1,15 +1,15 @@
-#include "compare_html.h"
+#include "formats/compare_html.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "chart_data.h"
-#include "html_page.h"
-#include "html_report.h"
-#include "render.h"
+#include "cell_text.h"
+#include "formats/chart_data.h"
+#include "formats/html_page.h"
+#include "formats/html_report.h"
+#include "formats/svg_charts.h"
 #include "report_columns.h"
-#include "svg_charts.h"
 
 namespace account {
 
@@ -206,21 +206,26 @@ std::string compare_html(const CompareHtmlInput& in) {
   return out;
 }
 
-void compare_page(const CompareOptions& options, std::vector<std::string> names,
-                  std::vector<std::vector<Operation>> inputs, Table table, const ByteSink& out,
-                  const TimelineSpool* spool) {
-  CompareHtmlInput in;
-  in.spool = spool;
-  in.names = std::move(names);
-  in.inputs = std::move(inputs);
-  in.table = std::move(table);
-  for (const std::string& f : options.files) {
-    in.backtraces.push_back(f == "-" ? std::vector<ProcessBacktraces>{} : read_backtraces({f}));
-    in.symbols.push_back(in.backtraces.back().empty() || !options.symbolizer
-                             ? SymbolTable{}
-                             : symbolize(in.backtraces.back(), *options.symbolizer));
+namespace {
+
+class ComparePageFormat : public OutputFormat {
+ public:
+  void write(FormatInput input, const ByteSink& out) const override {
+    CompareHtmlInput in;
+    in.spool = input.spool;
+    in.names = std::move(input.names);
+    in.inputs = std::move(input.inputs);
+    in.table = std::move(input.table);
+    in.backtraces = std::move(input.backtraces);
+    in.symbols = std::move(input.symbols);
+    compare_html(in, out);
   }
-  compare_html(in, out);
+};
+
+}  // namespace
+
+std::unique_ptr<OutputFormat> make_compare_page_format() {
+  return std::make_unique<ComparePageFormat>();
 }
 
 }  // namespace account

@@ -1,37 +1,14 @@
-#include "export.h"
+#include "commands/export.h"
 
 #include <fmt/format.h>
 
 #include "bad_lines.h"
-#include "exporter.h"
+#include "formats/registry.h"
 #include "reader.h"
 
 namespace account {
 
 namespace {
-
-struct FormatName {
-  ExportFormat format;
-  const char* name;
-};
-constexpr FormatName kFormats[] = {{ExportFormat::kChromeTrace, "chrome-trace"},
-                                   {ExportFormat::kPprof, "pprof"},
-                                   {ExportFormat::kFolded, "folded"},
-                                   {ExportFormat::kOpenMetrics, "openmetrics"}};
-
-std::unique_ptr<Exporter> make_exporter(ExportFormat format) {
-  switch (format) {
-    case ExportFormat::kChromeTrace:
-      return make_chrome_trace_exporter();
-    case ExportFormat::kPprof:
-      return make_pprof_exporter();
-    case ExportFormat::kFolded:
-      return make_folded_exporter();
-    case ExportFormat::kOpenMetrics:
-      return make_openmetrics_exporter();
-  }
-  return nullptr;
-}
 
 std::string plural(uint64_t n, const char* word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
@@ -40,20 +17,15 @@ std::string plural(uint64_t n, const char* word) {
 }  // namespace
 
 std::optional<ExportFormat> parse_export_format(std::string_view name) {
-  for (const FormatName& f : kFormats)
-    if (name == f.name) return f.format;
-  return std::nullopt;
+  return parse_format(name, Command::kExport);
 }
 
 std::string export_format_names() {
-  std::string names;
-  for (const FormatName& f : kFormats)
-    names += fmt::format("{}{}", names.empty() ? "" : ", ", f.name);
-  return names;
+  return format_names(Command::kExport);
 }
 
 bool export_format_is_binary(ExportFormat format) {
-  return format == ExportFormat::kPprof;
+  return format_entry(format).binary;
 }
 
 namespace {
@@ -62,10 +34,11 @@ namespace {
 int export_readers(const ExportOptions& options,
                    const std::vector<std::unique_ptr<LineReader>>& readers, const ByteSink& out,
                    const MessageSink& err) {
-  std::unique_ptr<Exporter> exporter = make_exporter(options.format);
-  ExportInput input;
+  const FormatEntry& format = format_entry(options.format);
+  FormatInput input;
+  std::vector<ProcessBacktraces> backtraces;
   std::optional<TimelineSpool> spool;
-  if (exporter->spools_timelines()) input.spool = &spool.emplace();
+  if (format.draws) input.spool = &spool.emplace();
   Aggregator aggregator(/*keep_processes=*/true);
   // Reading, messages and statuses as account report's (parse/report.cc, read_inputs).
   uint64_t records = 0, bad = 0;
@@ -86,11 +59,11 @@ int export_readers(const ExportOptions& options,
               p->timeline.reset();
           }
           aggregator.add(r);
-          if (!exporter->reads_backtraces() || !std::holds_alternative<ProcessRecord>(r)) return;
+          if (!format.reads_backtraces || !std::holds_alternative<ProcessRecord>(r)) return;
           std::string reason;
           std::optional<ProcessBacktraces> p = parse_backtraces(line, &reason);
           if (p) {
-            input.backtraces.push_back(std::move(*p));
+            backtraces.push_back(std::move(*p));
           } else if (!reason.empty()) {
             // A record whose backtraces cannot be read: named like any bad line.
             ++s.bad_lines;
@@ -125,10 +98,11 @@ int export_readers(const ExportOptions& options,
     status = 2;
   }
 
-  input.ops = aggregator.finish();
-  if (exporter->reads_backtraces() && options.symbolizer)
-    input.symbols = symbolize(input.backtraces, *options.symbolizer);
-  exporter->write_to(input, out);
+  input.inputs.push_back(aggregator.finish());
+  if (format.reads_backtraces && options.symbolizer)
+    input.symbols.push_back(symbolize(backtraces, *options.symbolizer));
+  input.backtraces.push_back(std::move(backtraces));
+  make_format(options.format, Command::kExport)->write(std::move(input), out);
   return status;
 }
 

@@ -14,9 +14,9 @@
 #include <limits>
 #include <optional>
 
-#include "counter_thinning.h"
-#include "exporter.h"
 #include "figures.h"
+#include "formats/counter_thinning.h"
+#include "formats/exporter.h"
 #include "metric.h"
 
 namespace account {
@@ -214,21 +214,12 @@ void tree_counter(const RunFigures& run, const std::vector<Series>& series, bool
     events->counter(name, group, micros(t, origin), bytes);
 }
 
-class ChromeTraceExporter : public Exporter {
+class ChromeTraceFormat : public OutputFormat {
  public:
-  bool reads_backtraces() const override { return false; }
-  bool spools_timelines() const override { return true; }
-
-  std::string write(const ExportInput& input) const override {
-    std::string out;
-    write_to(input, [&out](std::string_view bytes) { out.append(bytes); });
-    return out;
-  }
-
-  void write_to(const ExportInput& input, const ByteSink& out) const override {
+  void write(FormatInput input, const ByteSink& out) const override {
     uint64_t origin = std::numeric_limits<uint64_t>::max();
     size_t images = 0, runs = 0;
-    for (const Operation& o : input.ops) {
+    for (const Operation& o : export_ops(input)) {
       runs += o.runs.size();
       for (const RunFigures& run : o.runs) {
         if (run.end_ns > 0) origin = std::min(origin, run.start_ns);
@@ -245,7 +236,7 @@ class ChromeTraceExporter : public Exporter {
     EventWriter events(out);
     events.text("{\"traceEvents\":[");
     int64_t group = 0;
-    for (const Operation& o : input.ops) {
+    for (const Operation& o : export_ops(input)) {
       for (size_t run = 0; run < o.runs.size(); ++run) {
         const RunFigures& figures = o.runs[run];
         ++group;
@@ -323,8 +314,8 @@ class ChromeTraceExporter : public Exporter {
 
 }  // namespace
 
-std::unique_ptr<Exporter> make_chrome_trace_exporter() {
-  return std::make_unique<ChromeTraceExporter>();
+std::unique_ptr<OutputFormat> make_chrome_trace_format() {
+  return std::make_unique<ChromeTraceFormat>();
 }
 
 }  // namespace account

@@ -4,6 +4,7 @@
 /// timeline and where its large allocations come from.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,9 +13,7 @@
 #include "aggregate.h"
 #include "backtrace_record.h"
 #include "backtrace_report.h"
-#include "commands/report.h"
-#include "render.h"
-#include "report_tables.h"
+#include "formats/format.h"
 #include "table.h"
 #include "timeline_spool.h"
 
@@ -40,12 +39,11 @@ struct HtmlReportInput {
 void html_report(const HtmlReportInput& input, const ByteSink& out);
 std::string html_report(const HtmlReportInput& input);
 
-/// run_report's page or chart (options.chart): the table of `ops` by
-/// operation_table, the backtraces of `files` read again and symbolized.
-/// Returns 1 (a line on err) when the chart's operation is not in `ops`.
-int render_pictures(const ReportOptions& options, const std::vector<std::string>& files,
-                    std::vector<Operation> ops, const ByteSink& out, const MessageSink& err,
-                    const TimelineSpool* spool = nullptr);
+/// The page as a format (format.h): the report's page of the operation table
+/// and its aggregation, or a table that is not the operation table alone.
+std::unique_ptr<OutputFormat> make_html_report_format();
+/// The input a page is made from, taken from a format's input.
+HtmlReportInput html_report_input(FormatInput input);
 
 /// The charts of an operation, as `--chart NAME` names them.
 enum class ChartKind { kMemory, kProcesses, kAllocations };
@@ -63,9 +61,8 @@ std::string chart_html(const HtmlReportInput& input, const Operation& op, ChartK
 std::string chart_svg(const HtmlReportInput& input, size_t index, ChartKind kind,
                       std::string* note);
 
-/// A page with one table and nothing else (the by-process and percentile
-/// tables, compare): the Renderer of Format::kHtml.
-std::unique_ptr<Renderer> make_html_table_renderer();
+/// A page with one table and nothing else (the by-process and percentile tables).
+std::string html_table_page(const Table& table);
 
 /// The backtraces of every record in `paths` (files, not standard input), for
 /// the icicles; lines that are not records are skipped (the table's reading

@@ -10,11 +10,10 @@
 #include <vector>
 
 #include "backtrace_symbolize.h"
+#include "formats/format.h"
 #include "sinks.h"
 
 namespace account {
-
-enum class ExportFormat { kChromeTrace, kPprof, kFolded, kOpenMetrics };
 
 /// "chrome-trace", "pprof", "folded", "openmetrics"; nullopt otherwise.
 std::optional<ExportFormat> parse_export_format(std::string_view name);

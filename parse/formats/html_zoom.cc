@@ -1,8 +1,8 @@
-#include "html_zoom.h"
+#include "formats/html_zoom.h"
 
 #include <fmt/format.h>
 
-#include "chart_geometry.h"
+#include "formats/chart_geometry.h"
 
 namespace account {
 

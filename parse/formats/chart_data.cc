@@ -1,11 +1,11 @@
-#include "chart_data.h"
+#include "formats/chart_data.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
 
-#include "render.h"
+#include "cell_text.h"
 #include "saturating.h"
 
 namespace account {

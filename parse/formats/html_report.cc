@@ -1,12 +1,12 @@
-#include "html_report.h"
+#include "formats/html_report.h"
 
 #include <fmt/format.h>
 
-#include "chart_data.h"
-#include "html_page.h"
+#include "cell_text.h"
+#include "formats/chart_data.h"
+#include "formats/html_page.h"
+#include "formats/svg_charts.h"
 #include "reader.h"
-#include "render.h"
-#include "svg_charts.h"
 
 namespace account {
 
@@ -117,19 +117,37 @@ std::string operation_section(const HtmlReportInput& in, size_t index) {
   return out + "</section>\n";
 }
 
-class HtmlTableRenderer : public Renderer {
+class HtmlReportFormat : public OutputFormat {
  public:
-  std::string render(const Table& t) const override {
-    std::vector<size_t> all(t.rows.size());
-    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-    return page_head("account") + table_html(t, all) + notes_html(t) + page_tail();
+  void write(FormatInput input, const ByteSink& out) const override {
+    if (input.table_only)
+      out(html_table_page(input.table));
+    else
+      html_report(html_report_input(std::move(input)), out);
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Renderer> make_html_table_renderer() {
-  return std::make_unique<HtmlTableRenderer>();
+std::string html_table_page(const Table& t) {
+  std::vector<size_t> all(t.rows.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  return page_head("account") + table_html(t, all) + notes_html(t) + page_tail();
+}
+
+std::unique_ptr<OutputFormat> make_html_report_format() {
+  return std::make_unique<HtmlReportFormat>();
+}
+
+HtmlReportInput html_report_input(FormatInput input) {
+  HtmlReportInput html;
+  html.spool = input.spool;
+  html.files = std::move(input.names);
+  html.table = std::move(input.table);
+  if (!input.inputs.empty()) html.ops = std::move(input.inputs.front());
+  if (!input.backtraces.empty()) html.backtraces = std::move(input.backtraces.front());
+  if (!input.symbols.empty()) html.symbols = std::move(input.symbols.front());
+  return html;
 }
 
 std::vector<ProcessBacktraces> read_backtraces(const std::vector<std::string>& paths) {
@@ -205,48 +223,6 @@ std::string chart_svg(const HtmlReportInput& in, size_t index, ChartKind kind, s
       "viewBox=\"0 0 880 40\" font-family=\"system-ui, sans-serif\" font-size=\"12\">"
       "<text x=\"8\" y=\"24\" fill=\"#555\">{}</text></svg>\n",
       xml_escape(text));
-}
-
-int render_pictures(const ReportOptions& options, const std::vector<std::string>& files,
-                    std::vector<Operation> ops, const ByteSink& out, const MessageSink& err,
-                    const TimelineSpool* spool) {
-  HtmlReportInput html;
-  html.spool = spool;
-  html.files = files;
-  html.table = operation_table(ops, options.columns, options.include_failed);
-  if (options.sort) sort_rows(html.table, *options.sort);
-  std::vector<std::string> paths;
-  for (const std::string& f : files)
-    if (f != "-") paths.push_back(f);
-  html.backtraces = read_backtraces(paths);
-  if (!html.backtraces.empty() && options.symbolizer)
-    html.symbols = symbolize(html.backtraces, *options.symbolizer);
-  html.ops = std::move(ops);
-  if (options.chart.empty()) {
-    html_report(html, out);
-    return 0;
-  }
-  std::optional<ChartKind> kind = parse_chart_kind(options.chart);
-  size_t index = 0;
-  while (index < html.ops.size() &&
-         (html.ops[index].test != options.chart_test || html.ops[index].op != options.chart_op))
-    ++index;
-  if (!kind || index == html.ops.size()) {
-    std::string known;
-    for (const Operation& o : html.ops)
-      known += fmt::format("{}'{}/{}'", known.empty() ? "" : ", ", o.test, o.op);
-    err(kind ? fmt::format("account: report: no operation '{}/{}' in the records (there: {})",
-                           options.chart_test, options.chart_op, known)
-             : fmt::format("account: report: unknown chart '{}' (known: memory, processes, "
-                           "allocations)",
-                           options.chart));
-    return 1;
-  }
-  std::string note;
-  out(chart_svg(html, index, *kind, &note));
-  if (!note.empty())
-    err("account: report: " + options.chart_test + "/" + options.chart_op + ": " + note);
-  return 0;
 }
 
 }  // namespace account

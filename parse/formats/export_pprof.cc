@@ -11,7 +11,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "exporter.h"
+#include "formats/exporter.h"
 #include "profile.pb.h"
 
 namespace account {
@@ -191,21 +191,22 @@ class ProfileBuilder {
   std::map<uint64_t, std::pair<size_t, size_t>> named_;  // mapping -> (named, all) locations
 };
 
-class PprofExporter : public Exporter {
+class PprofFormat : public OutputFormat {
  public:
-  bool reads_backtraces() const override { return true; }
+  void write(FormatInput input, const ByteSink& out) const override { out(text(input)); }
 
-  std::string write(const ExportInput& input) const override {
-    ProfileBuilder builder(input.symbols);
-    for (const ProcessBacktraces& p : input.backtraces) builder.add_process(p);
+ private:
+  std::string text(const FormatInput& input) const {
+    ProfileBuilder builder(export_symbols(input));
+    for (const ProcessBacktraces& p : export_backtraces(input)) builder.add_process(p);
     return builder.finish();
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Exporter> make_pprof_exporter() {
-  return std::make_unique<PprofExporter>();
+std::unique_ptr<OutputFormat> make_pprof_format() {
+  return std::make_unique<PprofFormat>();
 }
 
 }  // namespace account

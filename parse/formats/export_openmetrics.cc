@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include "by_host.h"
-#include "exporter.h"
 #include "figures.h"
+#include "formats/exporter.h"
 #include "metric.h"
 
 namespace account {
@@ -69,12 +69,13 @@ std::string escaped(const std::string& value) {
   return out;
 }
 
-class OpenMetricsExporter : public Exporter {
+class OpenMetricsFormat : public OutputFormat {
  public:
-  bool reads_backtraces() const override { return false; }
+  void write(FormatInput input, const ByteSink& out) const override { out(text(input)); }
 
-  std::string write(const ExportInput& input) const override {
-    std::vector<HostOperation> series = operations_by_host(input.ops);
+ private:
+  std::string text(const FormatInput& input) const {
+    std::vector<HostOperation> series = operations_by_host(export_ops(input));
     std::vector<RunFigures> medians;
     std::vector<size_t> counted, failed;
     for (const HostOperation& h : series) {
@@ -105,8 +106,8 @@ class OpenMetricsExporter : public Exporter {
 
 }  // namespace
 
-std::unique_ptr<Exporter> make_openmetrics_exporter() {
-  return std::make_unique<OpenMetricsExporter>();
+std::unique_ptr<OutputFormat> make_openmetrics_format() {
+  return std::make_unique<OpenMetricsFormat>();
 }
 
 }  // namespace account

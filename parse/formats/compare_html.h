@@ -5,13 +5,14 @@
 /// never computed again.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "aggregate.h"
 #include "backtrace_record.h"
 #include "backtrace_report.h"
-#include "commands/compare.h"
+#include "formats/format.h"
 #include "table.h"
 #include "timeline_spool.h"
 
@@ -35,9 +36,8 @@ struct CompareHtmlInput {
 void compare_html(const CompareHtmlInput& input, const ByteSink& out);
 std::string compare_html(const CompareHtmlInput& input);
 
-/// run_compare's page: the backtraces of each file read again and symbolized.
-void compare_page(const CompareOptions& options, std::vector<std::string> names,
-                  std::vector<std::vector<Operation>> inputs, Table table, const ByteSink& out,
-                  const TimelineSpool* spool = nullptr);
+/// The page as a format (format.h): compare's table, one aggregation per build
+/// (`names`), each build's backtraces and symbols.
+std::unique_ptr<OutputFormat> make_compare_page_format();
 
 }  // namespace account

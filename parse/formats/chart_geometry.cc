@@ -1,4 +1,4 @@
-#include "chart_geometry.h"
+#include "formats/chart_geometry.h"
 
 #include <fmt/format.h>
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "chart_geometry.h"
+#include "formats/chart_geometry.h"
 
 namespace account {
 

@@ -5,7 +5,7 @@
 
 #include <map>
 
-#include "exporter.h"
+#include "formats/exporter.h"
 #include "saturating.h"
 
 namespace account {
@@ -45,19 +45,20 @@ std::string root_of(const ProcessBacktraces& p) {
   return root + clean(fmt::format("{}/{}", p.test, p.op)) + ";" + clean(program);
 }
 
-class FoldedExporter : public Exporter {
+class FoldedFormat : public OutputFormat {
  public:
-  bool reads_backtraces() const override { return true; }
+  void write(FormatInput input, const ByteSink& out) const override { out(text(input)); }
 
-  std::string write(const ExportInput& input) const override {
+ private:
+  std::string text(const FormatInput& input) const {
     // Equal stacks of several processes (or groups) become one line.
     std::map<std::string, uint64_t> bytes_of_stack;
-    for (const ProcessBacktraces& p : input.backtraces) {
+    for (const ProcessBacktraces& p : export_backtraces(input)) {
       std::string root = root_of(p);
       for (const AllocationGroup& g : p.groups) {
         std::string stack = root;
         for (auto ip = g.frames.rbegin(); ip != g.frames.rend(); ++ip)
-          stack += ";" + frame_label(p, *ip, input.symbols);
+          stack += ";" + frame_label(p, *ip, export_symbols(input));
         add_saturating(bytes_of_stack[stack], g.bytes);
       }
       // Allocations the record kept no stack for still count in the totals.
@@ -72,8 +73,8 @@ class FoldedExporter : public Exporter {
 
 }  // namespace
 
-std::unique_ptr<Exporter> make_folded_exporter() {
-  return std::make_unique<FoldedExporter>();
+std::unique_ptr<OutputFormat> make_folded_format() {
+  return std::make_unique<FoldedFormat>();
 }
 
 }  // namespace account
