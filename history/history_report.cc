@@ -229,20 +229,20 @@ int run_history(Store& store, const HistoryOptions& options, std::string* out,
       shown.push_back(c);
   Table series = history_table(*history, options.metrics, shown);
   Table points = change_points_table(shown);
-  std::unique_ptr<Renderer> renderer = make_renderer(options.format);
+  auto render = [&](const Table& t) { return render_table(options.format, t); };
   if (options.format == Format::kJson) {
-    std::string a = renderer->render(series), b = renderer->render(points);
+    std::string a = render(series), b = render(points);
     a.pop_back();
     b.pop_back();
     *out = "{\"commits\": " + a + ",\n\"change_points\": " + b + "}\n";
   } else if (options.format == Format::kCsv) {
-    *out = renderer->render(series);
+    *out = render(series);
   } else {
-    *out = renderer->render(series) + "\n";
+    *out = render(series) + "\n";
     *out += points.rows.empty() ? std::string("No change points.\n")
                                 : (options.format == Format::kMarkdown ? "Change points:\n\n"
                                                                        : "Change points:\n") +
-                                      renderer->render(points);
+                                      render(points);
   }
   if (history->commits.empty())
     err("account: history: no stored runs in the range (account store add stores them)");

@@ -6,11 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "cell_text.h"
 #include "commands/status.h"
 #include "compare/compare_table.h"
 #include "compare/gate.h"
+#include "formats/registry.h"
 #include "metric.h"
-#include "render.h"
 #include "series.h"
 #include "sinks.h"
 
