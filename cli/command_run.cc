@@ -24,6 +24,7 @@
 #include <optional>
 #include <thread>
 
+#include "add.h"
 #include "aggregate.h"
 #include "cell_text.h"
 #include "close_descriptors.h"
@@ -41,6 +42,7 @@
 #include "run_signals.h"
 #include "shim_location.h"
 #include "spawn.h"
+#include "store.h"
 #include "tree_sampler.h"
 #include "values.h"
 #include "wall_clock.h"
@@ -81,6 +83,8 @@ struct RunOptions {
   std::vector<std::string> stop_signal_texts;
   std::vector<int> stop_signals;  // ended by one of these, the run is stopped, not failed
   std::vector<std::string> command;
+  // --store/--commit: the run's records kept in the results store (store/add.h).
+  std::string store, commit, repo = ".", branch;
 };
 
 po::options_description run_options(RunOptions& o) {
@@ -106,7 +110,14 @@ po::options_description run_options(RunOptions& o) {
       "stop-signal", po::value(&o.stop_signal_texts)->composing(),
       "SIG (TERM, SIGHUP, 15; repeatable) is the command's normal stop: ended by it, the run "
       "reads as stopped (counted like exit 0), not failed")("quiet,q", po::bool_switch(&o.quiet),
-                                                            "no summary line on stderr");
+                                                            "no summary line on stderr")(
+      "store", po::value(&o.store),
+      "keep this run's records in the results store (an SQLite file or postgresql://...; "
+      "default with --commit: $ACCOUNT_STORE, else .account/results.sqlite at the repository's "
+      "top)")("commit", po::value(&o.commit),
+              "the revision the records are stored at (with --store: default HEAD)")(
+      "repo", po::value(&o.repo), "the git repository of --commit (default: .)")(
+      "branch", po::value(&o.branch), "the branch stored with the records");
   return d;
 }
 
@@ -114,8 +125,9 @@ po::options_description run_options(RunOptions& o) {
 // first argument that is neither an option nor an option's value starts it).
 void split_command(const Args& args, Args* options, Args* command) {
   static const char* const kTakesValue[] = {
-      "--test",   "--op",      "-o",           "--output",        "--interval",   "--timeout",
-      "--repeat", "--prepare", "--kill-after", "--backtrace-min", "--stop-signal"};
+      "--test",        "--op",     "-o",        "--output",     "--interval",
+      "--timeout",     "--repeat", "--prepare", "--kill-after", "--backtrace-min",
+      "--stop-signal", "--store",  "--commit",  "--repo",       "--branch"};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") {
@@ -544,6 +556,36 @@ std::string lost_records(const RunResult& r, const std::string& path, int comman
 
 }  // namespace
 
+// --store: the records this run appended to `path` (from `from` on), kept at
+// o.commit. One line and false when they cannot be stored.
+bool store_run(const RunOptions& o, const std::string& location, const std::string& path,
+               std::streamoff from) {
+  std::ifstream in(path);
+  in.seekg(from);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const char* tmp = getenv("TMPDIR");
+  std::string copy = run_name_template(tmp && *tmp ? tmp : "/tmp", ".jsonl");
+  int fd = mkstemps(copy.data(), 6);
+  std::string error;
+  bool ok = fd >= 0 && write(fd, text.data(), text.size()) == ssize_t(text.size());
+  if (fd >= 0) close(fd);
+  if (ok) {
+    AddRequest request;
+    request.repo = o.repo;
+    request.commit = o.commit;
+    request.branch = o.branch;
+    request.files = {copy};
+    std::optional<PreparedAdd> prepared = prepare_add(request, &error);
+    std::unique_ptr<Store> store = prepared ? open_store(location, &error) : nullptr;
+    ok = store && store->add(prepared->batches, &error);
+  } else {
+    error = fmt::format("cannot copy the run's records: {}", std::strerror(errno));
+  }
+  if (fd >= 0) unlink(copy.c_str());
+  if (!ok) print_message("account run: --store: " + error + " (the records are in " + path + ")");
+  return ok;
+}
+
 int command_run(const Args& args) {
   RunOptions o;
   Args option_args;
@@ -561,6 +603,17 @@ int command_run(const Args& args) {
   std::string error;
   std::string shim = find_shim(&error);
   if (shim.empty()) throw UsageError{error};
+  // The store and the commit are checked before the command runs.
+  std::optional<std::string> store_at;
+  if (vm.count("store") || vm.count("commit")) {
+    if (o.commit.empty()) o.commit = "HEAD";
+    std::optional<CommitInfo> commit = resolve_commit(o.repo, o.commit, &error);
+    if (!commit) throw UsageError{"run: " + error};
+    o.commit = commit->sha;
+    store_at = store_location(o.store, o.repo, &error);
+    if (!store_at) throw UsageError{"run: " + error};
+    if (!open_store(*store_at, &error)) throw UsageError{"run: " + error};
+  }
 
   // From here on SIGINT, SIGTERM and SIGHUP are read in the poll loops, so no
   // signal ends account run before it has cleaned up.
@@ -595,6 +648,7 @@ int command_run(const Args& args) {
   struct stat output_stat;
   bool output_known = lstat(path.c_str(), &output_stat) == 0;
   if (output_known) from = output_stat.st_size;
+  std::streamoff run_records_from = from;
 
   const char* preload = getenv("LD_PRELOAD");
   set_env("LD_PRELOAD", preload && *preload ? shim + ":" + preload : shim);
@@ -677,6 +731,7 @@ int command_run(const Args& args) {
     }
     if (r.aborted || r.interrupted) break;
   }
+  if (store_at && !store_run(o, *store_at, path, run_records_from)) return kRunFailed;
   return exit_status;
 }
 

@@ -38,7 +38,8 @@
 #   --refs R       loose (default) or packed     --vs         both, compared
 #   -o FILE        records (default ./accounts-test-REFS.jsonl; with --vs
 #                  FILE's name gets -loose / -packed before .jsonl), overwritten
-#   --git PATH, --account PATH, -c KEY=VALUE, --keep, -q: as perf-test.sh
+#   --git PATH, --account PATH, -c KEY=VALUE, --keep, -q,
+#   --store S, --commit REV, --repo DIR (one mode): as perf-test.sh
 set -euo pipefail
 
 PROG=accounts-test.sh
@@ -46,7 +47,7 @@ LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/lib" && pwd)
 # shellcheck source=lib/common.sh
 . "$LIB_DIR/common.sh"
 
-usage() { sed -n '2,41p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,42p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 # number OPTION VALUE MIN: VALUE is an integer >= MIN.
 number() {
@@ -60,7 +61,7 @@ GIT_C=()
 while [ $# -gt 0 ]; do
   case $1 in
     --git | --account | --users | --changes | --queries | --refs | --clients | --seconds | \
-      --seed | -o | --output | -c | --rounds | --fail-on)
+      --seed | -o | --output | -c | --rounds | --fail-on | --store | --commit | --repo)
       need_value "$1" $#
       case $1 in
         --git) git_path=$2 ;;
@@ -73,6 +74,9 @@ while [ $# -gt 0 ]; do
         --seed) number "$1" "$2" 0; seed=$2 ;;
         --rounds) number "$1" "$2" 1; rounds=$2 ;;
         --fail-on) fail_on=$2 ;;
+        --store) STORE=$2 ;;
+        --commit) COMMIT=$2 ;;
+        --repo) STORE_REPO=$2 ;;
         --refs) refs=$2 ;;
         -o | --output) out=$2 ;;
         -c) [[ $2 == ?*=* ]] || usage_error "-c $2: use -c KEY=VALUE"; GIT_C+=(-c "$2") ;;
@@ -315,6 +319,7 @@ table_with_change() {
 
 started=$SECONDS
 [ -z "$fail_on" ] || [ "$vs" = 1 ] || usage_error "--fail-on needs --vs (two modes to compare)"
+[ -z "$STORE$COMMIT" ] || [ "$vs" = 0 ] || usage_error "--store/--commit keep one mode: not with --vs"
 for m in "${modes[@]}"; do : >"$(records_for "$m")" || die "cannot write $(records_for "$m")"; done
 for ((round = 1; round <= rounds; round++)); do
   order=("${modes[@]}")
@@ -326,6 +331,7 @@ for ((round = 1; round <= rounds; round++)); do
   done
 done
 elapsed=$((SECONDS - started))
+for m in "${modes[@]}"; do store_records "$(records_for "$m")"; done
 
 printf 'Test CPU: %s (%s cores)\n' "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)" "$(nproc)"
 printf '%s, %d users, %d changes, %d queries, seed %d, %d s\n' "$("$GIT" --version)" \

@@ -36,6 +36,9 @@
 #   --timeline       record every process's memory over time (account run
 #                    --timeline), for the charts of account report --format html
 #   --keep           keep the temporary directory (data sets and repositories)
+#   --store S        keep the records in account's results store S (an SQLite file
+#                    or postgresql://...; one build) at --commit REV (default HEAD)
+#                    of the repository --repo DIR (default .), for account history
 #   -q               no progress on stderr
 #
 # Tests: zero_small zero_large random_medium halfzero_large random_large source
@@ -49,7 +52,7 @@ LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/lib" && pwd)
 # shellcheck source=lib/datasets.sh
 . "$LIB_DIR/datasets.sh"
 
-usage() { sed -n '2,42p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,45p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 scale=quick only='' RECORDS='' account_path='' format=table keep=0 QUIET=0
 rounds=1 fail_on='' names=''
@@ -81,12 +84,17 @@ while [ $# -gt 0 ]; do
     --format=*) format=${1#*=}; shift ;;
     --timeline) RUN_OPTIONS+=(--timeline); shift ;;
     --keep) keep=1; shift ;;
+    --store) need_value "$1" $#; STORE=$2; shift 2 ;;
+    --commit) need_value "$1" $#; COMMIT=$2; shift 2 ;;
+    --repo) need_value "$1" $#; STORE_REPO=$2; shift 2 ;;
     -q | --quiet) QUIET=1; shift ;;
     -h | --help) usage; exit 0 ;;
     *) usage_error "unknown argument '$1'" ;;
   esac
 done
 
+[ -z "$STORE$COMMIT" ] || [ $((${#git_paths[@]} + ${#build_specs[@]})) -le 1 ] ||
+  usage_error "--store/--commit keep one build: not with several --git/--build"
 set_scale "$scale" || usage_error "--scale $scale: use quick or full"
 case $format in table | csv | json | markdown) ;; *) usage_error "--format $format: use table, csv, json or markdown" ;; esac
 tests=()
@@ -236,6 +244,7 @@ if [ ${#build_names[@]} -eq 1 ]; then
   # The serve rows end by the SIGTERM that stops the daemon: stopped, not failed
   # (daemon_start's --stop-signal TERM); exit 4 is a run that really failed.
   status=0
+  store_records "$RECORDS"
   "$ACCOUNT" report --format "$format" "$RECORDS" || status=$?
   [ "$QUIET" = 1 ] || echo "$PROG: records in $RECORDS" >&2
   exit "$status"

@@ -190,3 +190,14 @@ install_traps() {
   set -E
   trap 'printf "%s: stopped: \"%s\" failed (exit %d, line %d)\n" "$PROG" "$BASH_COMMAND" $? "$LINENO" >&2' ERR
 }
+
+# --store/--commit/--repo of perf-test.sh and accounts-test.sh: the records of
+# one build kept in account's results store at a commit (docs/history.md), after
+# the runs, in one transaction (`account store add`).
+STORE='' COMMIT='' STORE_REPO=.
+# store_records FILE...: stores them when --store or --commit was given.
+store_records() {
+  [ -n "$STORE$COMMIT" ] || return 0
+  "$ACCOUNT" store add ${STORE:+--store "$STORE"} --repo "$STORE_REPO" --commit "${COMMIT:-HEAD}" \
+    "$@" >&2 || die "the records were not stored (they are in $*)"
+}

@@ -242,3 +242,32 @@ TEST_F(StoreAdd, TheStoreIsAccountStoreElseInTheRepositorysTop) {
 
 }  // namespace
 }  // namespace account
+
+namespace account {
+namespace {
+
+TEST_F(StoreAdd, RunStoresOnlyItsOwnRecordsAtTheCommit) {
+  // -o already holds other records: only what this run appends is stored.
+  std::string out = dir.file("a.jsonl");
+  ProgramResult r = account({"run", "-q", "--store", store, "--repo", repo, "--commit", "HEAD~2",
+                             "--test", "t", "--op", "true", "-o", out, "--", "/bin/true"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  std::string error;
+  std::unique_ptr<Store> s = open_store(store, &error);
+  auto lines = s->records_at(shas[0], &error);
+  ASSERT_TRUE(lines) << error;
+  ASSERT_EQ(lines->size(), 2u);  // /bin/true's record and the run's tree record
+  EXPECT_NE((*lines)[0].find("\"op\":\"true\""), std::string::npos) << (*lines)[0];
+  EXPECT_NE((*lines)[1].find("\"op\":\"true\""), std::string::npos) << (*lines)[1];
+  EXPECT_EQ(count(store, "records"), 2);
+  // An unknown revision stops the run before the command.
+  r = account({"run", "-q", "--store", store, "--repo", repo, "--commit", "nope", "--", "touch",
+               dir.file("ran")});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, fmt::format("account: run: unknown revision 'nope' in {}\n", repo));
+  EXPECT_FALSE(exists(dir.file("ran")));
+}
+
+}  // namespace
+}  // namespace account
