@@ -22,3 +22,33 @@ mkdir -m 0700 "$root_dir"
 nobody_dir=$work/nobody
 mkdir -m 0755 "$nobody_dir"
 chown $nobody:$nobody "$nobody_dir"
+
+# kill_run_expect_gone RUN PIDS...: SIGKILLs account run RUN and fails unless
+# every one of PIDS (its command's tree) is gone, or a zombie of whoever reaps
+# orphans, within 1 s.
+kill_run_expect_gone() {
+  run=$1
+  shift
+  kill -9 $run
+  wait $run 2>/dev/null || true
+  for pid in "$@"; do
+    dead=
+    for _ in $(seq 20); do  # 1 s
+      state=$(sed -n 's/^State:\t\(.\).*/\1/p' /proc/$pid/status 2>/dev/null)
+      [ -z "$state" ] || [ "$state" = Z ] && { dead=1; break; }
+      sleep 0.05
+    done
+    [ -n "$dead" ] || { kill -9 "$@"; fail "process $pid of the command's tree outlived account run"; }
+  done
+}
+
+# expect_leftovers_removed RUN ERR LIST: ERR (the next run's stderr) says in
+# one line that it removed what account run RUN left, and no path of LIST
+# (one a line) is left.
+expect_leftovers_removed() {
+  [ "$(grep -c "^account: run: removed what account run $1 left (.*): it was killed, and its tree record was never written$" "$2")" -eq 1 ] ||
+    fail "not one line: $(cat "$2")"
+  while read -r left; do
+    [ ! -e "$left" ] || fail "left behind: $left"
+  done <"$3"
+}

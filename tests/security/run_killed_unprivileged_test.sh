@@ -35,29 +35,12 @@ for pid in $sleeps; do
   [ "$(ps -o sid= -p $pid)" -eq $pid ] && daemon=$pid
 done
 [ -n "$daemon" ] || fail "no sleep left sh's session"
-kill -9 $run
-wait $run 2>/dev/null || true
-gone() {  # gone, or a zombie of whoever reaps orphans
-  state=$(sed -n 's/^State:\t\(.\).*/\1/p' /proc/$1/status 2>/dev/null)
-  [ -z "$state" ] || [ "$state" = Z ]
-}
-for pid in $sh_pid $sleeps; do
-  dead=
-  for _ in $(seq 20); do  # 1 s
-    gone $pid && { dead=1; break; }
-    sleep 0.05
-  done
-  [ -n "$dead" ] || { kill -9 $sh_pid $sleeps; fail "process $pid of the command's tree outlived account run"; }
-done
+kill_run_expect_gone $run $sh_pid $sleeps
 ls -d /dev/shm/account-run-$run-* "$nobody_dir"/account-run-$run-*.jsonl >"$work/left" ||
   fail "nothing was left to clean"
 
 as_nobody env TMPDIR="$nobody_dir" "$account" run -q -o "$nobody_dir/records.jsonl" -- true \
   2>"$work/err" || fail "next run: $(cat "$work/err")"
-[ "$(grep -c "^account: run: removed what account run $run left (.*): it was killed, and its tree record was never written$" "$work/err")" -eq 1 ] ||
-  fail "not one line: $(cat "$work/err")"
-while read -r left; do
-  [ ! -e "$left" ] || fail "left behind: $left"
-done <"$work/left"
+expect_leftovers_removed $run "$work/err" "$work/left"
 grep -q '"kind":"tree"' "$nobody_dir/records.jsonl" || fail "the next run's records: $(cat "$nobody_dir/records.jsonl")"
 echo ok
