@@ -7,7 +7,7 @@
 #include <numeric>
 #include <unordered_map>
 
-#include "figures.h"
+#include "figure_sums.h"
 #include "saturating.h"
 
 namespace account {
@@ -32,49 +32,6 @@ std::string joined(const std::vector<std::string>& argv) {
   return out;
 }
 
-struct ProcFigures {
-  int64_t pid = 0;
-  bool exec = false;
-  bool counted = true;  // the shim counted its copies and allocations
-  // Each figure of the registry (figures.h), by its unit.
-  std::array<double, kFigureCount> seconds{};
-  std::array<uint64_t, kFigureCount> bytes{};
-  uint64_t start_ns = 0, end_ns = 0;
-  RunEnd end;
-  std::string command;  // the argv, for unlabelled records only (grouping)
-};
-
-ProcFigures figures_of(const ProcessRecord& p) {
-  ProcFigures f;
-  f.pid = p.pid;
-  f.exec = p.end == "exec";
-  f.counted = p.counted;
-  for (const Figure& fig : figures()) {
-    size_t i = size_t(fig.metric);
-    if (fig.process_seconds) f.seconds[i] = fig.process_seconds(p);
-    if (fig.process_bytes) f.bytes[i] = fig.process_bytes(p);
-  }
-  f.start_ns = p.start_ns;
-  f.end_ns = p.end_ns;
-  f.end = end_of_process(p);
-  if (p.test.empty() && p.op.empty()) f.command = joined(p.argv);
-  return f;
-}
-
-// A process's figures as a run of that one process.
-RunFigures own_figures(const ProcFigures& f) {
-  RunFigures r;
-  for (const Figure& fig : figures()) {
-    size_t i = size_t(fig.metric);
-    if (fig.seconds && fig.summed != Summed::kSpan) r.*fig.seconds = f.seconds[i];
-    if (fig.bytes) r.*fig.bytes = f.bytes[i];
-  }
-  r.processes = 1;
-  r.shim_processes = f.counted ? 1 : 0;
-  r.processes_without_shim = f.counted ? 0 : 1;
-  return r;
-}
-
 ProcessRow row_of(const ProcessRecord& p, const ProcFigures& f) {
   ProcessRow r;
   r.pid = p.pid;
@@ -90,69 +47,6 @@ ProcessRow row_of(const ProcessRecord& p, const ProcFigures& f) {
 struct Pending {
   ProcFigures figures;
   std::unique_ptr<ProcessRow> row;  // only when keeping processes
-};
-
-// The peak rule (Summed::kPeak) of one figure over a run: the larger of the
-// tree record's sampled concurrent peak, where one exists, and the largest
-// single process's peak.
-struct RunPeak {
-  uint64_t tree = 0;
-  uint64_t largest_process = 0;
-
-  void add_process(uint64_t peak) { largest_process = std::max(largest_process, peak); }
-  void merge(const RunPeak& other) {
-    tree = std::max(tree, other.tree);
-    largest_process = std::max(largest_process, other.largest_process);
-  }
-  uint64_t value() const { return std::max(tree, largest_process); }
-};
-
-// Each figure of a run as its Summed rule gathers it.
-struct FigureSums {
-  std::array<double, kFigureCount> seconds{};  // kAddedOverImages: images counted
-  std::array<double, kFigureCount> unseen{};   // kAddedOverImages: the tree record's part
-  std::array<uint64_t, kFigureCount> bytes{};  // kAdded (saturating), kLargest
-  std::array<RunPeak, kFigureCount> peaks{};   // kPeak
-
-  void add(const ProcFigures& f, bool image_counts) {
-    for (const Figure& fig : figures()) {
-      size_t i = size_t(fig.metric);
-      switch (fig.summed) {
-        case Summed::kAddedOverImages:
-          if (image_counts) seconds[i] += f.seconds[i];
-          break;
-        case Summed::kAdded:
-          add_saturating(bytes[i], f.bytes[i]);
-          break;
-        case Summed::kPeak:
-          peaks[i].add_process(f.bytes[i]);
-          break;
-        case Summed::kLargest:
-          bytes[i] = std::max(bytes[i], f.bytes[i]);
-          break;
-        case Summed::kSpan:
-          break;
-      }
-    }
-  }
-  void merge(const FigureSums& o) {
-    for (const Figure& fig : figures()) {
-      size_t i = size_t(fig.metric);
-      seconds[i] += o.seconds[i];
-      if (fig.summed == Summed::kLargest)
-        bytes[i] = std::max(bytes[i], o.bytes[i]);
-      else
-        add_saturating(bytes[i], o.bytes[i]);
-      peaks[i].merge(o.peaks[i]);
-    }
-  }
-  void set_tree(const TreeRecord& t) {
-    for (const Figure& fig : figures()) {
-      size_t i = size_t(fig.metric);
-      if (fig.tree_peak) peaks[i].tree = fig.tree_peak(t);
-      if (fig.tree_unseen) unseen[i] = fig.tree_unseen(t);
-    }
-  }
 };
 
 struct RunAcc {
@@ -421,7 +315,8 @@ Aggregator::~Aggregator() = default;
 void Aggregator::add(const Record& record) {
   if (const auto* p = std::get_if<ProcessRecord>(&record)) {
     OpState& op = state_->op_of(p->test, p->op, p->host);
-    Pending item{figures_of(*p), nullptr};
+    Pending item{figures_of(*p, p->test.empty() && p->op.empty() ? joined(p->argv) : std::string()),
+                 nullptr};
     if (state_->keep_processes) item.row = std::make_unique<ProcessRow>(row_of(*p, item.figures));
     if (RunAcc* run = op.window_of(p->start_ns)) {
       op.add_to(*run, std::move(item));
