@@ -28,7 +28,9 @@
 #include "aggregate.h"
 #include "cell_text.h"
 #include "close_descriptors.h"
+#include "comma_list.h"
 #include "commands.h"
+#include "commands/budget.h"
 #include "image_file.h"
 #include "metric.h"
 #include "option_values.h"
@@ -82,6 +84,8 @@ struct RunOptions {
   bool quiet = false;
   std::vector<std::string> stop_signal_texts;
   std::vector<int> stop_signals;  // ended by one of these, the run is stopped, not failed
+  std::string budget_text;
+  std::vector<Budget> budgets;
   std::vector<std::string> command;
   // --store/--commit: the run's records kept in the results store (store/add.h).
   std::string store, commit, repo = ".", branch;
@@ -100,6 +104,10 @@ po::options_description run_options(RunOptions& o) {
       "backtrace-min", po::value(&o.backtrace_min),
       "capture a backtrace for each allocation of at least SIZE (e.g. 10M)")(
       "timeline", po::bool_switch(&o.timeline), "keep the sampled time series in the records")(
+      "budget", po::value(&o.budget_text),
+      "FIGURE=SIZE,...: exit 3 when a figure of the run (size, resident, anon, heap, copied, "
+      "malloc, as the report computes it) is over its SIZE (e.g. malloc=10M), 5 when one is "
+      "unknown; a failed command keeps its own status")(
       "timeout", po::value(&o.timeout_text),
       "kill the process tree after SEC seconds (0.001-1000000) and mark the run aborted")(
       "kill-after", po::value(&o.kill_after_text)->default_value("5"),
@@ -125,9 +133,9 @@ po::options_description run_options(RunOptions& o) {
 // first argument that is neither an option nor an option's value starts it).
 void split_command(const Args& args, Args* options, Args* command) {
   static const char* const kTakesValue[] = {
-      "--test",        "--op",     "-o",        "--output",     "--interval",
-      "--timeout",     "--repeat", "--prepare", "--kill-after", "--backtrace-min",
-      "--stop-signal", "--store",  "--commit",  "--repo",       "--branch"};
+      "--test",   "--op",      "-o",           "--output",        "--interval",    "--timeout",
+      "--repeat", "--prepare", "--kill-after", "--backtrace-min", "--stop-signal", "--store",
+      "--commit", "--repo",    "--branch",     "--budget"};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") {
@@ -472,8 +480,10 @@ std::string counted_mib(const RunFigures& run, Metric m) {
   return fmt::format("{:.1f} MiB", metric_of(run, m));
 }
 
-void print_summary(const RunOptions& o, const std::string& path, std::streamoff from,
-                   const RunResult& r, const std::string& pending_tree, bool temporary) {
+// The figures of the run whose records start at `from` in `path`, as the report
+// computes them (one Aggregator): for the summary line and --budget.
+RunFigures read_run_figures(const RunOptions& o, const std::string& path, std::streamoff from,
+                            const std::string& pending_tree) {
   std::ifstream in(path);
   in.seekg(from);
   std::string line, reason;
@@ -488,6 +498,11 @@ void print_summary(const RunOptions& o, const std::string& path, std::streamoff 
     if (op.test == o.test && (op.op == o.op || unlabelled))
       for (const RunFigures& f : op.runs)
         if (f.has_tree) run = f;
+  return run;
+}
+
+void print_summary(const RunOptions& o, const std::string& path, const RunResult& r,
+                   const RunFigures& run, bool temporary) {
   const double mib = 1024.0 * 1024.0;
   std::string label = o.test.empty() && o.op.empty() ? "" : fmt::format("{} {}: ", o.test, o.op);
   fmt::print(stderr,
@@ -505,6 +520,19 @@ void print_summary(const RunOptions& o, const std::string& path, std::streamoff 
              temporary ? "" : fmt::format(" -> {}", path));
 }
 
+std::vector<Budget> budgets_option(const std::string& text) {
+  std::vector<Budget> budgets;
+  for (std::string_view item : comma_list(text)) {
+    size_t eq = item.find('=');
+    std::optional<Metric> m = parse_metric(item.substr(0, eq));
+    if (eq == std::string_view::npos || !m || figure(*m).unit != Unit::kBytes)
+      throw UsageError{fmt::format("run: --budget {}: not FIGURE=SIZE with FIGURE one of {}",
+                                   std::string(item), budget_figure_names())};
+    budgets.push_back({*m, size_option("run", "--budget", std::string(item.substr(eq + 1)))});
+  }
+  return budgets;
+}
+
 // Every value is checked before any work starts (UsageError: one line, exit 1).
 void check_values(RunOptions& o, const po::variables_map& vm) {
   if (o.command.empty())
@@ -516,6 +544,7 @@ void check_values(RunOptions& o, const po::variables_map& vm) {
     o.timeout_s = seconds_option("run", "--timeout", o.timeout_text, 0.001, 1e6);
   o.kill_after_s = seconds_option("run", "--kill-after", o.kill_after_text, 0, 3600);
   if (vm.count("backtrace-min")) size_option("run", "--backtrace-min", o.backtrace_min);
+  if (vm.count("budget")) o.budgets = budgets_option(o.budget_text);
   if (vm.count("prepare") && o.prepare.empty())
     throw UsageError{"run: --prepare needs a command for sh -c"};
   // The shim keeps a label in kLabelCapacity bytes: a longer one would be cut
@@ -675,6 +704,7 @@ int command_run(const Args& args) {
 
   int exit_status = 0;
   bool warned_without_shim = false;
+  GateStatus worst_budget = GateStatus::kPassed;  // over the repetitions: failed > not judged
   for (unsigned run = 1; run <= o.repeat; ++run) {
     // A signal between repetitions (or during the summary) stops the loop here.
     if (int sig = signals.take()) {
@@ -714,13 +744,19 @@ int command_run(const Args& args) {
     // While daemons of the run live on, their sampler holds the tree record:
     // the summary reads the figures so far.
     // With records lost the summary's figures would be wrong: lost_records speaks instead.
-    if (!o.quiet && r.started && r.records_lost == 0)
-      print_summary(o, path, from, r, r.lingering ? tree_record(o, r, run) : "",
-                    !temporary.path.empty());
+    GateStatus budget = GateStatus::kPassed;
+    if (r.started && r.records_lost == 0 && (!o.quiet || !o.budgets.empty())) {
+      RunFigures figures =
+          read_run_figures(o, path, from, r.lingering ? tree_record(o, r, run) : "");
+      if (!o.quiet) print_summary(o, path, r, figures, !temporary.path.empty());
+      budget = judge_budgets(figures, o.budgets,
+                             [](const std::string& line) { fmt::print(stderr, "{}", line); });
+    }
     from = 0;
     if (struct stat st; stat(path.c_str(), &st) == 0) from = st.st_size;
     exit_status = WIFSIGNALED(r.status) ? 128 + WTERMSIG(r.status) : WEXITSTATUS(r.status);
     if (r.interrupted) exit_status = 128 + r.interrupted;
+    if (budget == GateStatus::kFailed || worst_budget == GateStatus::kPassed) worst_budget = budget;
     // Records lost (the output filled up after the probe): the figures are
     // incomplete, whatever the command did, and the next repetition would
     // lose its records too.
@@ -732,6 +768,9 @@ int command_run(const Args& args) {
     if (r.aborted || r.interrupted) break;
   }
   if (store_at && !store_run(o, *store_at, path, run_records_from)) return kRunFailed;
+  // A command that failed keeps its own status; one that succeeded answers for its budgets.
+  if (exit_status == 0 && worst_budget != GateStatus::kPassed)
+    exit_status = worst_budget == GateStatus::kFailed ? kStatusGateFailed : kStatusNotJudged;
   return exit_status;
 }
 

@@ -15,3 +15,12 @@ if(NOT EXISTS "${to}")
   file(RENAME "${from}" "${to}")
   message(STATUS "libaccount.so moved to /usr/${CPACK_ACCOUNT_DEB_LIBDIR} in the package")
 endif()
+
+# account.pc names the shim where a prefix install keeps it; the package moves it.
+set(pc "${usr}/${CPACK_ACCOUNT_CONFIGURED_LIBDIR}/pkgconfig/account.pc")
+if(EXISTS "${pc}" AND NOT CPACK_ACCOUNT_CONFIGURED_LIBDIR STREQUAL CPACK_ACCOUNT_DEB_LIBDIR)
+  file(READ "${pc}" text)
+  string(REPLACE "shim=\${libdir}/libaccount.so" "shim=\${prefix}/${CPACK_ACCOUNT_DEB_LIBDIR}/libaccount.so"
+    text "${text}")
+  file(WRITE "${pc}" "${text}")
+endif()
