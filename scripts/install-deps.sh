@@ -32,6 +32,9 @@ packages=(
 )
 test_packages=(
   libgtest-dev googletest
+  # The in-test API's Google Benchmark layer (api/, tests/api, tests/consumer)
+  # and the per-call microbenchmark (perf-tests/bench/shim_bench.cc).
+  libbenchmark-dev
   python3 perl
   # Real programs the robustness tests run under the shim; clang for the
   # sanitized unit tests and the fuzzers.
