@@ -35,7 +35,8 @@ int command_history(const Args& args) {
       ("op", po::value(&o.range.op), "only this operation")
       ("metric", po::value(&metrics), "the figures shown, a comma list of wall, cpu, size, "
        "resident, anon, heap, copied, malloc (default: cpu,size,resident,copied,malloc)")
-      ("format,f", po::value(&format), "table (default; also: text), csv, json or markdown")
+      ("format,f", po::value(&format), "table (default; also: text), csv, json, markdown, html (a page with the "
+       "tables and the picture) or svg (the picture: runs, medians, segments, change points)")
       ("output,o", po::value(&output), "write to FILE (default: standard output)")
       ("check", po::bool_switch(&o.check), "judge the newest commit with --fail-on")
       ("fail-on", po::value(&fail_on), "METRIC=PCT,...: with --check, exit with status 3 when "
@@ -63,9 +64,8 @@ int command_history(const Args& args) {
     return 0;
   }
   if (format == "text") format = "table";
-  o.format = format_option(format);
-  if (o.format == Format::kHtml)
-    throw UsageError{"history: --format html is not written yet (table, csv, json, markdown)"};
+  o.svg = format == "svg";
+  o.format = o.svg ? Format::kHtml : format_option(format);
   if (vm.count("metric")) {
     o.metrics.clear();
     for (std::string_view name : comma_list(metrics)) {

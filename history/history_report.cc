@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "history_chart.h"
+
 namespace account {
 namespace {
 
@@ -137,8 +139,8 @@ Table change_points_table(const std::vector<SeriesChanges>& changes) {
   t.columns.push_back(text_column("commit", "Commit"));
   t.columns.push_back(text_column("subject", "Subject"));
   t.columns.push_back(text_column("metric", "Metric"));
-  t.columns.push_back(number_column("before", "Before", 2));
-  t.columns.push_back(number_column("after", "After", 2));
+  t.columns.push_back(number_column("before", "Before", 3));
+  t.columns.push_back(number_column("after", "After", 3));
   t.columns.push_back(number_column("change_pct", "Change", 1));
   t.columns.push_back(text_column("interval", "95% interval", Align::kRight));
   t.columns.push_back(text_column("p_value", "p", Align::kRight));
@@ -230,7 +232,11 @@ int run_history(Store& store, const HistoryOptions& options, std::string* out,
   Table series = history_table(*history, options.metrics, shown);
   Table points = change_points_table(shown);
   auto render = [&](const Table& t) { return render_table(options.format, t); };
-  if (options.format == Format::kJson) {
+  if (options.svg) {
+    *out = history_svg(*history, shown);
+  } else if (options.format == Format::kHtml) {
+    *out = history_html(*history, shown, series, points);
+  } else if (options.format == Format::kJson) {
     std::string a = render(series), b = render(points);
     a.pop_back();
     b.pop_back();

@@ -22,6 +22,7 @@ struct HistoryOptions {
   std::vector<Metric> metrics = {Metric::kCpu, Metric::kSize, Metric::kResident, Metric::kCopied,
                                  Metric::kMalloc};
   Format format = Format::kTable;
+  bool svg = false;             ///< the picture alone, an SVG document (format unused)
   bool check = false;           ///< judge the newest commit with fail_on
   std::vector<Gate> fail_on;    ///< with check
   bool allow_unjudged = false;  ///< with check: what cannot be judged passes

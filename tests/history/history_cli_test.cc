@@ -101,7 +101,7 @@ t     o          {}  commit 10     5           1.0
 Change points:
 Test  Operation  Commit        Subject   Metric  Before  After     Change  95% interval      p
 ----  ---------  ------------  --------  ------  ------  -----  ---------  ------------  -----
-t     o          {}  commit 9  malloc    1.00   1.00  +0.00010%         exact  exact
+t     o          {}  commit 9  malloc   1.000  1.000  +0.00010%         exact  exact
 )",
                        shas[7].substr(0, 12), shas[8].substr(0, 12), shas[9].substr(0, 12),
                        shas[8].substr(0, 12)));
@@ -147,6 +147,32 @@ TEST_F(History, BadInputIsOneLine) {
   r = account({"history", "--store", store, "--repo", repo, "--metric", "cpu,speed"});
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err.substr(0, 44), "account: history: --metric: unknown metric '");
+}
+
+}  // namespace
+}  // namespace account
+
+namespace account {
+namespace {
+
+TEST_F(History, ThePictureMarksEachChangePointAtItsCommit) {
+  ProgramResult r = account(
+      {"history", "--store", store, "--repo", repo, "--metric", "cpu,malloc", "--format", "svg"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(
+      r.out.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"760\" height=\"460\"", 0), 0u);
+  EXPECT_NE(r.out.find("t/o — CPU (s)"), std::string::npos);
+  // One dot a run: 20 commits of 5 runs, in each of the two panels.
+  size_t dots = 0;
+  for (size_t at = 0; (at = r.out.find("<circle", at)) != std::string::npos; ++at) ++dots;
+  EXPECT_EQ(dots, 2u * 20 * 5);
+  EXPECT_NE(r.out.find(">" + shas[kCpuStep].substr(0, 7) + " +10"), std::string::npos);
+  EXPECT_NE(r.out.find(">" + shas[kMallocStep].substr(0, 7) + " +0.00010%"), std::string::npos);
+  ProgramResult page = account(
+      {"history", "--store", store, "--repo", repo, "--metric", "malloc", "--format", "html"});
+  ASSERT_EQ(page.status, 0) << page.err;
+  EXPECT_NE(page.out.find("<h2>Change points</h2>"), std::string::npos);
+  EXPECT_EQ(page.out.find("http:"), std::string::npos);  // self-contained
 }
 
 }  // namespace
