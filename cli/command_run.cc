@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -168,11 +169,17 @@ struct RunResult {
   uint64_t processes_without_shim = 0;
   uint64_t lost_image_files = 0;  // of those, processes that truncated their image file
   SampledPeaks peaks{};
-  uint64_t own_cpu_ns = 0;    // account run's CPU for this run (the tree record's sampler_cpu_s)
+  uint64_t own_cpu_ns = 0;     // account run's CPU for this run (the tree record's sampler_cpu_s)
+  uint64_t waited_cpu_ns = 0;  // wait4's rusage of the command (waited_cpu_s)
+  uint64_t waited_max_rss_bytes = 0;
   bool lingering = false;     // daemons outlive the command: a sampler writes the tree record
   uint64_t records_lost = 0;  // records that could not be written (the tree record too)
   std::string write_error;    // why the first of them was lost
 };
+
+uint64_t timeval_ns(const timeval& tv) {
+  return uint64_t(tv.tv_sec) * 1000000000ull + uint64_t(tv.tv_usec) * 1000ull;
+}
 
 std::string tree_record(const RunOptions& o, const RunResult& r, unsigned run) {
   TreeFigures t;
@@ -187,6 +194,9 @@ std::string tree_record(const RunOptions& o, const RunResult& r, unsigned run) {
   t.peaks = r.peaks;
   t.have_sampler_cpu = true;
   t.sampler_cpu_ns = r.own_cpu_ns;
+  t.have_waited = true;
+  t.waited_cpu_ns = r.waited_cpu_ns;
+  t.waited_max_rss_bytes = r.waited_max_rss_bytes;
   t.have_status = true;
   t.wait_status = r.status;
   t.aborted = r.aborted;
@@ -437,7 +447,12 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   }
   r.killed_after = killed_late.size();
   size_t running = tree.settle();
-  waitpid(child, &r.status, 0);
+  // Its rusage holds the CPU of every process it and its descendants waited
+  // for: also of those without the shim, which no record shows.
+  rusage usage{};
+  wait4(child, &r.status, 0, &usage);
+  r.waited_cpu_ns = timeval_ns(usage.ru_utime) + timeval_ns(usage.ru_stime);
+  r.waited_max_rss_bytes = uint64_t(usage.ru_maxrss) * 1024;
   reap_others(-1);
   r.processes = tree.processes_seen();
   r.processes_without_shim = tree.processes_without_shim();

@@ -238,6 +238,10 @@ void compose_tree_record(TextBuffer& out, const TreeFigures& tree) {
   out.field(kSampledRssAnonPeak, tree.peaks.anon_bytes);
   out.field(kSamples, tree.peaks.samples);
   if (tree.have_sampler_cpu) out.field_fixed(kSamplerCpu, tree.sampler_cpu_ns / 1000, 6);
+  if (tree.have_waited) {
+    out.field_fixed(kWaitedCpu, tree.waited_cpu_ns / 1000, 6);
+    out.field(kWaitedMaxRss, tree.waited_max_rss_bytes);
+  }
   if (tree.have_status) {
     Ending e = ending_from_wait_status(true, tree.wait_status, Writer::kProcess);
     if (e.kind == EndKind::kExit)

@@ -66,6 +66,12 @@ struct TreeFigures {
   // spawn, the waiting), as sampler_cpu_s.
   bool have_sampler_cpu = false;
   uint64_t sampler_cpu_ns = 0;
+  // account run: wait4's rusage of the command (it and every descendant it
+  // waited for): user + system CPU, and ru_maxrss (the largest single
+  // process's resident peak), as waited_cpu_s and waited_max_rss_bytes.
+  bool have_waited = false;
+  uint64_t waited_cpu_ns = 0;
+  uint64_t waited_max_rss_bytes = 0;
   bool have_status = false;
   int wait_status = 0;  // the command's raw wait status
   bool aborted = false;

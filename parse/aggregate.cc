@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <unordered_map>
 
 #include "figure_sums.h"
@@ -132,12 +133,22 @@ struct RunAcc {
 
   RunFigures finish() {
     RunFigures r;
+    uint64_t exec_without_shim = 0;
+    for (const auto& [pid, image] : exec_cpu) exec_without_shim += image.second ? 1 : 0;
+    add_saturating(r.processes_without_shim, uncounted_records);
+    add_saturating(r.processes_without_shim, tree_without_shim);
+    add_saturating(r.processes_without_shim, exec_without_shim);
+    // Processes whose figures no record holds: the tree record's whole figure
+    // (wait4's rusage) knows them, where it is larger.
+    bool records_miss_some = r.processes_without_shim > 0 || processes == 0;
     for (const Figure& fig : figures()) {
       size_t i = size_t(fig.metric);
       switch (fig.summed) {
         case Summed::kAddedOverImages:
           r.*fig.seconds = sums.seconds[i] + sums.unseen[i];
           for (const auto& [pid, image] : exec_cpu) r.*fig.seconds += image.first[i];
+          if (records_miss_some && sums.whole[i])
+            r.*fig.seconds = std::max(r.*fig.seconds, *sums.whole[i]);
           break;
         case Summed::kAdded:
         case Summed::kLargest:
@@ -150,13 +161,8 @@ struct RunAcc {
           break;
       }
     }
-    uint64_t exec_without_shim = 0;
-    for (const auto& [pid, image] : exec_cpu) exec_without_shim += image.second ? 1 : 0;
     r.processes = processes;
     r.shim_processes = counted;
-    add_saturating(r.processes_without_shim, uncounted_records);
-    add_saturating(r.processes_without_shim, tree_without_shim);
-    add_saturating(r.processes_without_shim, exec_without_shim);
     r.has_tree = has_tree;
     r.end = has_tree ? tree_how : root_end;
     r.command = has_tree && !tree_command.empty() ? tree_command : root_command;
@@ -407,7 +413,13 @@ RunFigures median_of_runs(const std::vector<RunFigures>& runs) {
     if (r.shim_processes > 0) shim_runs.push_back(r);
   }
   for (const Figure& f : figures()) {
-    const std::vector<RunFigures>& over = f.median == MedianOver::kShimRuns ? shim_runs : runs;
+    std::vector<RunFigures> known;  // Known::kWhenRecorded: over the runs that have it
+    if (f.known == Known::kWhenRecorded)
+      for (const RunFigures& r : runs)
+        if (base_value(r, f) > 0) known.push_back(r);
+    const std::vector<RunFigures>& over = f.median == MedianOver::kShimRuns ? shim_runs
+                                          : f.known == Known::kWhenRecorded ? known
+                                                                            : runs;
     if (f.seconds)
       m.*f.seconds = median<double>(over, [&](const RunFigures& r) { return r.*f.seconds; });
     else

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "aggregate.h"
@@ -54,8 +55,9 @@ struct RunPeak {
 struct FigureSums {
   std::array<double, kFigureCount> seconds{};  // kAddedOverImages: images counted
   std::array<double, kFigureCount> unseen{};   // kAddedOverImages: the tree record's part
-  std::array<uint64_t, kFigureCount> bytes{};  // kAdded (saturating), kLargest
-  std::array<RunPeak, kFigureCount> peaks{};   // kPeak
+  std::array<std::optional<double>, kFigureCount> whole{};  // the tree record's (tree_whole)
+  std::array<uint64_t, kFigureCount> bytes{};               // kAdded (saturating), kLargest
+  std::array<RunPeak, kFigureCount> peaks{};                // kPeak
 
   void add(const ProcFigures& f, bool image_counts) {
     for (const Figure& fig : figures()) {
@@ -94,6 +96,7 @@ struct FigureSums {
       size_t i = size_t(fig.metric);
       if (fig.tree_peak) peaks[i].tree = fig.tree_peak(t);
       if (fig.tree_unseen) unseen[i] = fig.tree_unseen(t);
+      if (fig.tree_whole) whole[i] = fig.tree_whole(t);
     }
   }
 };

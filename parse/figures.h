@@ -42,8 +42,11 @@ enum class MedianOver {
 /// When a run's figure is unknown (never printed as 0).
 enum class Known {
   kAlways,
-  kWithShim,      ///< unknown when no process of the run had the shim
-  kWhenRecorded,  ///< unknown when 0: older records do not have the key
+  kWithShim,  ///< unknown when no process of the run had the shim
+  /// unknown when 0: older records do not have the key (anon), or nothing
+  /// sampled or read it (a peak of a process without the shim that ended
+  /// before the first sample: no process has a peak of 0)
+  kWhenRecorded,
 };
 
 enum class Unit { kSeconds, kBytes };
@@ -90,6 +93,11 @@ struct Figure {
   /// OpenMetrics gauge family (nullptr: not exported) and its help line.
   const char* openmetrics;
   const char* openmetrics_help;
+  /// kAddedOverImages: what the tree record knows of the whole run's figure
+  /// (CPU: wait4's rusage of the command), used where processes ran without
+  /// the shim (their figure is in no record): the run's figure is then the
+  /// larger of the records' sum and this. nullptr, or nullopt: none.
+  std::optional<double> (*tree_whole)(const TreeRecord&) = nullptr;
 };
 
 /// Every figure, in the registry's order (Metric's: figures()[size_t(m)] is m's).

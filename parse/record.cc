@@ -190,6 +190,8 @@ std::optional<Record> record_from_value(const json::value& value, std::string* r
     f.u64(keys::kSampledRssAnonPeak, t.sampled_rss_anon_peak_bytes, false);
     f.u64(keys::kSamples, t.samples, false);
     f.optional_number(keys::kSamplerCpu, t.sampler_cpu_s);
+    f.optional_number(keys::kWaitedCpu, t.waited_cpu_s);
+    f.u64(keys::kWaitedMaxRss, t.waited_max_rss_bytes, false);
     f.optional_i64(keys::kExitCode, t.exit_code);
     f.optional_i64(keys::kSignal, t.signal);
     f.boolean(keys::kAborted, t.aborted);

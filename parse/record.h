@@ -82,6 +82,11 @@ struct TreeRecord {
   /// account run's own CPU for this run (its tree sampler); absent in older
   /// records and in account watch's.
   std::optional<double> sampler_cpu_s;
+  /// account run: wait4's rusage of the command (it and every descendant it
+  /// waited for): CPU, and ru_maxrss in bytes (the largest single process's
+  /// resident peak, not the tree's); absent in older records.
+  std::optional<double> waited_cpu_s;
+  uint64_t waited_max_rss_bytes = 0;
   std::optional<int64_t> exit_code;
   std::optional<int64_t> signal;
   bool aborted = false;

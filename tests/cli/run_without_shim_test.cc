@@ -115,5 +115,41 @@ TEST(RunWithoutShim, SomeProcessesWithoutTheShimGetAFootnote) {
   EXPECT_EQ(csv.out.find(",,"), std::string::npos) << csv.out;  // counted: figures, no blanks
 }
 
+// A static command that ends before the tree sampler's first look (one look a
+// second here): no record holds its CPU, nobody sampled its size. CPU is
+// wait4's rusage of the command (the tree record's waited_cpu_s), exact; Size
+// and Resident are unknown, never 0 (issue 33, gap 2).
+TEST(RunWithoutShim, StaticCommandShorterThanATickHasWaitedCpuAndUnknownSize) {
+  TempDir dir;
+  std::string out = dir.file("r.jsonl");
+  ProgramResult run = account({"run", "-q", "--interval", "1000", "-o", out, "--test", "t", "--op",
+                               "quick", "--", STATIC_PROGRAM_PATH});
+  ASSERT_EQ(run.status, 0) << run.err;
+  std::string records = slurp(out);
+  ASSERT_NE(records.find("\"sampled_size_peak_bytes\":0,\"sampled_rss_peak_bytes\":0,"),
+            std::string::npos)
+      << "the sampler saw it (a loaded machine?): " << records;
+  size_t at = records.find("\"waited_cpu_s\":");
+  ASSERT_NE(at, std::string::npos) << records;
+  double waited = std::stod(records.substr(at + 15));
+  EXPECT_GT(waited, 0.0) << records;  // an exec and a run cost some CPU
+  EXPECT_NE(records.find("\"waited_max_rss_bytes\":"), std::string::npos) << records;
+
+  ProgramResult json = account({"report", "--format", "json", out});
+  ASSERT_EQ(json.status, 0) << json.err;
+  at = json.out.find("\"cpu_s\": ");
+  ASSERT_NE(at, std::string::npos) << json.out;
+  EXPECT_NEAR(std::stod(json.out.substr(at + 9)), waited, 1e-9) << json.out;
+  EXPECT_NE(json.out.find("\"size_mib\": null, \"resident_mib\": null"), std::string::npos)
+      << json.out;
+  ProgramResult csv = account({"report", "--format", "csv", out});
+  EXPECT_NE(csv.out.find(",,,,,1,"), std::string::npos) << csv.out;  // size..malloc empty, 1 run
+  ProgramResult table = account({"report", out});
+  std::string row = table.out.substr(table.out.rfind("t   "));
+  EXPECT_NE(row.find("\u2013        \u2013        \u2013        \u2013"), std::string::npos)
+      << table.out;
+  EXPECT_EQ(row.find("0.00     0.00"), std::string::npos) << table.out;
+}
+
 }  // namespace
 }  // namespace account::testing

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "golden.h"
+#include "metric.h"
 #include "reader.h"
 
 namespace account {
@@ -67,6 +68,58 @@ TEST(Aggregate, ProcessesAfterTheCommandUntilTreeEndBelongToTheRun) {
   EXPECT_EQ(ops[0].runs[0].processes, 3u);
   EXPECT_EQ(ops[0].runs[0].size_bytes, 7 * kMiB);
   EXPECT_DOUBLE_EQ(ops[0].runs[0].wall_s, 2.0);
+}
+
+// wait4's rusage in the tree record (waited_cpu_s) holds the CPU of the
+// processes no record shows: the run's CPU where some ran without the shim
+// (or none wrote a record) is the larger of it and the records' sum; where
+// every process had the shim the records' sum stands (issue 33, gap 2).
+TEST(Aggregate, WaitedCpuCountsWhereProcessesRanWithoutTheShim) {
+  auto cpu_of = [](TreeRecord t, std::vector<ProcessRecord> records) {
+    Aggregator a;
+    a.add(t);
+    for (const ProcessRecord& p : records) a.add(p);
+    auto ops = a.finish();
+    EXPECT_EQ(ops.size(), 1u);
+    return ops.empty() ? -1.0 : ops[0].runs[0].cpu_s;
+  };
+  TreeRecord alone = tree(10, 12, 0);
+  alone.processes = 1;
+  alone.processes_without_shim = 1;
+  alone.waited_cpu_s = 0.25;
+  EXPECT_DOUBLE_EQ(cpu_of(alone, {}), 0.25);
+  TreeRecord mixed = tree(10, 12, 0);
+  mixed.processes = 4;
+  mixed.processes_without_shim = 3;
+  mixed.waited_cpu_s = 0.75;
+  EXPECT_DOUBLE_EQ(cpu_of(mixed, {process(1, 10, 0.125, 5)}), 0.75);
+  TreeRecord shimmed = tree(10, 12, 0);
+  shimmed.processes = 1;
+  shimmed.waited_cpu_s = 0.75;
+  EXPECT_DOUBLE_EQ(cpu_of(shimmed, {process(1, 10, 0.125, 5)}), 0.125);
+  TreeRecord older = tree(10, 12, 0);  // no waited_cpu_s: the records' sum
+  older.processes_without_shim = 1;
+  EXPECT_DOUBLE_EQ(cpu_of(older, {process(1, 10, 0.125, 5)}), 0.125);
+}
+
+// A peak nobody sampled or read (a process without the shim that ended before
+// the first sample) is unknown, never 0; a median is over the runs that have it.
+TEST(Aggregate, SizeNobodySampledIsUnknown) {
+  Aggregator a;
+  TreeRecord unsampled = tree(10, 12, 0);
+  unsampled.processes_without_shim = 1;
+  a.add(unsampled);
+  auto ops = a.finish();
+  ASSERT_EQ(ops.size(), 1u);
+  const RunFigures& r = ops[0].runs[0];
+  EXPECT_FALSE(metric_counted(r, Metric::kSize));
+  EXPECT_FALSE(metric_counted(r, Metric::kResident));
+  EXPECT_TRUE(metric_counted(r, Metric::kCpu));
+  RunFigures sampled = r;
+  sampled.size_bytes = 6 * kMiB;
+  RunFigures m = median_of_runs({r, sampled, r});
+  EXPECT_EQ(m.size_bytes, 6 * kMiB);  // not the median of 0, 0 and 6
+  EXPECT_FALSE(metric_counted(median_of_runs({r, r}), Metric::kSize));
 }
 
 TEST(Aggregate, OperationsInOrderOfFirstAppearanceGroupedByTest) {
