@@ -143,13 +143,39 @@ void add_exit_cells(Row& r, const Operation& o) {
   r.cells.push_back(Cell::of_text(ends_summary(ends)));
 }
 
-void add_failed_note(Table& t, bool include_failed) {
+LabelledOperations labelled(const std::vector<Operation>& ops) {
+  LabelledOperations out;
+  for (const Operation& o : ops) out.emplace_back(operation_name(o.test, o.op), &o);
+  return out;
+}
+
+void add_failed_note(Table& t, bool include_failed, const LabelledOperations& ops) {
   t.notes.push_back(
       include_failed
           ? "Exit: failed runs (exit status not 0, a signal, --timeout, interrupted) are "
             "counted in the figures and Runs (--include-failed)."
           : "Exit: failed runs (exit status not 0, a signal, --timeout, interrupted) are left "
             "out of the figures and Runs; --include-failed counts them.");
+  for (const auto& [label, o] : ops) {
+    size_t failed = failed_runs(*o), all = o->runs.size();
+    if (failed == 0) continue;
+    std::vector<RunEnd> ends;
+    bool stopped = false;
+    for (const RunFigures& run : o->runs) {
+      ends.push_back(run.end);
+      stopped = stopped || run.end.how == RunEnd::How::kStopped;
+    }
+    size_t left = all - failed;
+    std::string of;
+    if (include_failed)
+      of = fmt::format("its figures are of all {} runs", all);
+    else if (left == 0)
+      of = "no run is left for its figures";
+    else
+      of = fmt::format("its figures are of the {} {} run{}", left, stopped ? "ok or stopped" : "ok",
+                       left == 1 ? "" : "s");
+    t.notes.push_back(fmt::format("{}: {}; {}.", label, ends_summary(ends), of));
+  }
 }
 
 Column runs_column(bool in_table) {

@@ -68,7 +68,14 @@ void add_blank_figures(Row& r, const ExtraColumns& extra);
 bool exit_columns_shown(const ExtraColumns& extra, bool failed);
 void add_exit_columns(Table& t);
 void add_exit_cells(Row& r, const Operation& o);
-void add_failed_note(Table& t, bool include_failed);
+/// The operations a table shows, each with the label its notes name it by.
+using LabelledOperations = std::vector<std::pair<std::string, const Operation*>>;
+/// Then a line for each operation with failed runs, saying which runs its
+/// figures are of: "clone/clone: 2 of 3 failed: exit 128; its figures are of
+/// the 1 ok run."
+void add_failed_note(Table& t, bool include_failed, const LabelledOperations& ops);
+/// Each operation labelled "test/op" (operation_name).
+LabelledOperations labelled(const std::vector<Operation>& ops);
 
 /// The figures without a table column (wall), as CSV and JSON fields.
 std::vector<Metric> field_metrics();

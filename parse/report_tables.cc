@@ -79,7 +79,7 @@ Table operation_table(const std::vector<Operation>& ops, const ExtraColumns& ext
     if (exit) add_exit_cells(r, o);
     t.rows.push_back(std::move(r));
   }
-  if (failed) add_failed_note(t, include_failed);
+  if (failed) add_failed_note(t, include_failed, labelled(ops));
   return t;
 }
 
@@ -176,7 +176,7 @@ Table percentile_table(const std::vector<Operation>& ops, Metric metric, bool in
     if (failed) add_exit_cells(r, o);
     t.rows.push_back(std::move(r));
   }
-  if (failed) add_failed_note(t, include_failed);
+  if (failed) add_failed_note(t, include_failed, labelled(ops));
   return t;
 }
 

@@ -302,7 +302,17 @@ Table compare_table(const std::vector<std::string>& names,
       }
     }
   }
-  if (failed) add_failed_note(t, include_failed);
+  if (failed) {
+    LabelledOperations sides;  // each operation of each file, named by both
+    for (const std::string& test : tests)
+      for (const std::string& op : ops_of_test[test]) {
+        const auto& slots = found[{test, op}];
+        for (size_t i = 0; i < slots.size(); ++i)
+          if (slots[i])
+            sides.emplace_back(operation_name(test, op) + " (" + names[i] + ")", slots[i]);
+      }
+    add_failed_note(t, include_failed, sides);
+  }
   if (any_verdict)
     t.notes.push_back(fmt::format(
         "Change: of the medians; * beyond noise (the {:.0f}% interval below it excludes no "

@@ -48,6 +48,19 @@ TEST(FailedRuns, MarkedInTheTableAndLeftOutOfTheMedian) {
       std::string::npos)
       << o.out;
   EXPECT_NE(o.out.find(std::string("\n\n") + kNote), std::string::npos) << o.out;
+  // Then, for each operation with failed runs, which runs its figures are of.
+  EXPECT_NE(o.out.find(std::string(kNote) +
+                       "clone/clone: 2 of 3 failed: exit 128; its figures are of the 1 ok run.\n"
+                       "clone/gc: 2 of 2 failed: aborted (timeout), interrupted (signal 2); no run "
+                       "is left for its figures.\n"),
+            std::string::npos)
+      << o.out;
+  // With --include-failed: of all the runs.
+  ReportOptions all = failed();
+  all.include_failed = true;
+  EXPECT_NE(testing::report(all).out.find(
+                "clone/clone: 2 of 3 failed: exit 128; its figures are of all 3 runs.\n"),
+            std::string::npos);
 }
 
 TEST(FailedRuns, FieldsInCsvAndJson) {
