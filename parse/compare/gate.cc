@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <boost/math/distributions/normal.hpp>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -75,6 +76,34 @@ size_t runs_needed(size_t figures) {
   return n;
 }
 
+std::optional<size_t> runs_to_catch(const MetricChange& c, size_t runs_a, size_t runs_b, double pct,
+                                    size_t figures) {
+  if (!c.log_scale || !c.low_pct || !c.high_pct || c.estimate.method == "exact" || pct <= 0 ||
+      runs_a == 0 || runs_b == 0)
+    return std::nullopt;
+  boost::math::normal normal;
+  double z_interval = boost::math::quantile(normal, 1 - (1 - kCompareConfidence) / 2);
+  double se = (std::log1p(*c.high_pct / 100) - std::log1p(*c.low_pct / 100)) / (2 * z_interval);
+  double noise = se / std::sqrt(1.0 / double(runs_a) + 1.0 / double(runs_b));
+  if (!(noise > 0) || !std::isfinite(noise)) return std::nullopt;
+  double z_alarm =
+      boost::math::quantile(normal, 1 - kGateFamilyError / double(std::max<size_t>(figures, 1)));
+  double z_power = boost::math::quantile(normal, 0.8);
+  double shift = (z_alarm + z_power) * noise / std::log1p(pct / 100);
+  double n = std::ceil(2 * shift * shift / (3 / M_PI));
+  if (!(n < 1e6)) return std::nullopt;
+  return std::max(size_t(n), runs_needed(figures));
+}
+
+// "; to catch a 5% change at this noise across 90 gated figures: about 150 runs a side".
+std::string catch_text(const std::optional<size_t>& n, double pct, size_t figures) {
+  if (!n) return "";
+  return fmt::format(
+      "; to catch a {:g}% change at this noise across {} gated figure{}: about {} "
+      "runs a side",
+      pct, figures, figures == 1 ? "" : "s", *n);
+}
+
 GateVerdict judge_gates(const std::vector<GatedFigure>& input, bool name_pairs,
                         const char* command) {
   GateVerdict v;
@@ -90,10 +119,13 @@ GateVerdict judge_gates(const std::vector<GatedFigure>& input, bool name_pairs,
     bool exact = f.change && f.change->estimate.method == "exact";
     bool reachable = arrangements(f.runs_a, f.runs_b) * kGateFamilyError >= double(family);
     if (f.change && (exact || reachable)) continue;
+    std::optional<size_t> to_catch =
+        f.change ? runs_to_catch(*f.change, f.runs_a, f.runs_b, f.gate.threshold_pct, family)
+                 : std::nullopt;
     f.change.reset();
     f.why = fmt::format("{} and {} runs, {} a side needed", f.runs_a, f.runs_b, need);
     if (need > runs_needed(1)) f.why += fmt::format(" across {} gated figures", family);
-    f.fix = fmt::format("--repeat {}", need);
+    f.fix = fmt::format("--repeat {}{}", need, catch_text(to_catch, f.gate.threshold_pct, family));
   }
   std::vector<const GatedFigure*> judged;
   std::vector<double> p;
@@ -120,10 +152,12 @@ GateVerdict judge_gates(const std::vector<GatedFigure>& input, bool name_pairs,
       v.failures.push_back(
           fmt::format("account: {}: regression: {}, over {}{}", command, where, limit, odds));
     else
-      v.within_family_noise.push_back(
-          fmt::format("account: {}: --fail-on: {}, over {} but within the noise of {} gated "
-                      "figures{}: passed",
-                      command, where, limit, v.judged, odds));
+      v.within_family_noise.push_back(fmt::format(
+          "account: {}: --fail-on: {}, over {} but within the noise of {} gated "
+          "figures{}: passed{}",
+          command, where, limit, v.judged, odds,
+          catch_text(runs_to_catch(c, f.runs_a, f.runs_b, f.gate.threshold_pct, v.judged),
+                     f.gate.threshold_pct, v.judged)));
   }
   // Unjudged: one line per (what, pair, why, fix), its metrics together.
   struct Group {

@@ -47,6 +47,16 @@ struct GatedFigure {
 /// needs (4): 4 for up to 3 figures, 5 up to 12, 6 up to 46, 7 up to 171.
 size_t runs_needed(size_t figures);
 
+/// About how many runs a side would catch a change of `pct` percent in 80 %
+/// of comparisons across `figures` gated figures, at the noise the change's
+/// interval shows (its runs_a and runs_b runs): the normal approximation
+/// n = 2 ((z(1 - 0.05/figures) + z(0.8)) s / ln(1 + pct/100))^2 over
+/// Mann–Whitney's efficiency 3/pi, s the per-run noise on the log scale,
+/// never below runs_needed(figures). nullopt where the interval tells no
+/// noise (exact, not on the log scale, none).
+std::optional<size_t> runs_to_catch(const MetricChange& c, size_t runs_a, size_t runs_b, double pct,
+                                    size_t figures);
+
 /// The chance of a false alarm in a whole comparison (every judged figure
 /// together): one minus the confidence of the intervals compare prints.
 constexpr double kGateFamilyError = 1 - kCompareConfidence;
