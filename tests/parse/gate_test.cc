@@ -84,7 +84,7 @@ TEST(JudgeGates, ARegressionAmongManyFiguresCanBeWithinTheirNoise) {
             "account: compare: --fail-on: t/clone: b vs a: cpu +33.3% (95% interval +7.1% to "
             "+63.6%), over the 5% limit but within the noise of 12 gated figures; p=0.0079 "
             "one-sided, 0.095 after Holm over 12 gated figures: passed; to catch a 5% change at "
-            "this noise across 12 gated figures: about 312 runs a side");
+            "this noise across 12 gated figures: about 311 runs a side");
   // Alone, the same change fails.
   GateVerdict alone = judge_gates({judged("t/clone", kA5, kB5)}, false);
   EXPECT_EQ(alone.failures.size(), 1u);
@@ -142,7 +142,8 @@ TEST(JudgeGates, RunsThatCannotReachTheFamilyLevelAreNotJudged) {
   ASSERT_EQ(v.unjudged.size(), 4u);
   EXPECT_EQ(v.unjudged[0],
             "account: compare: --fail-on: cpu: t/clone not judged: 4 and 4 runs, 5 a side needed "
-            "across 4 gated figures: --repeat 5");
+            "across 4 gated figures: --repeat 5; to catch a 5% change at this noise across 4 "
+            "gated figures: about 177 runs a side");
 }
 
 TEST(JudgeGates, UnjudgedFiguresGroupTheirMetrics) {

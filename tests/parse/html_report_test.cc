@@ -96,9 +96,10 @@ TEST(HtmlReport, TableRowsHoldExactlyWhatReportPrints) {
     std::vector<std::string> lines;
     std::istringstream in(table.out);
     std::string line;
-    for (int i = 0; std::getline(in, line); ++i)
-      if (i >= 3 && !line.empty() && line[0] != '(' && line.rfind("Exit:", 0) != 0)
-        lines.push_back(collapse(line));
+    for (int i = 0; std::getline(in, line); ++i) {
+      if (line.rfind("Exit:", 0) == 0) break;  // the notes follow
+      if (i >= 3 && !line.empty() && line[0] != '(') lines.push_back(collapse(line));
+    }
     std::vector<std::string> rows = first_table_rows(page.out);
     ASSERT_FALSE(rows.empty()) << file;
     EXPECT_EQ(rows, lines) << file << "\n" << table.out;
@@ -235,12 +236,12 @@ TEST(HtmlReport, ThePageShowsTheTablesFootnotes) {
 
   Outcome failed = page_of(data_path("failed.jsonl"));
   EXPECT_EQ(footnotes_of(failed.out),
-            std::vector<std::string>{
+            (std::vector<std::string>{
                 "Exit: failed runs (exit status not 0, a signal, --timeout, interrupted) are left "
                 "out of the figures and Runs; --include-failed counts them.",
                 "clone/clone: 2 of 3 failed: exit 128; its figures are of the 1 ok run.",
                 "clone/gc: 2 of 2 failed: aborted (timeout), interrupted (signal 2); no run is "
-                "left for its figures."});
+                "left for its figures."}));
 }
 
 TEST(CompareHtml, ThePageShowsTheTablesFootnotes) {

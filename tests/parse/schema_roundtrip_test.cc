@@ -680,6 +680,26 @@ TEST(SchemaRoundTrip, TreeRecordOfThisHost) {
   expect_tree(parse_as<TreeRecord>(compose_tree(figures)), want);
 }
 
+// account run's wait4 rusage of the command (issue 33, gap 2): written after
+// sampler_cpu_s, the CPU in whole microseconds, ru_maxrss in bytes; read back.
+TEST(SchemaRoundTrip, TreeRecordWithWaitedRusage) {
+  TreeFigures figures = tree_figures();
+  figures.have_waited = true;
+  figures.waited_cpu_ns = 250000999;  // 0.250000 s
+  figures.waited_max_rss_bytes = 4096 * 1024;
+  std::string line = compose_tree(figures);
+  expect_one_line(line);
+  EXPECT_NE(line.find(R"("sampler_cpu_s":0.012345,"waited_cpu_s":0.250000,)"
+                      R"("waited_max_rss_bytes":4194304,)"),
+            std::string::npos)
+      << line;
+  TreeRecord got = parse_as<TreeRecord>(line);
+  EXPECT_EQ(got.waited_cpu_s, std::optional<double>(0.25));
+  EXPECT_EQ(got.waited_max_rss_bytes, 4194304u);
+  // Absent (older records, account watch's): unknown, not 0.
+  EXPECT_EQ(parse_as<TreeRecord>(compose_tree(tree_figures())).waited_cpu_s, std::nullopt);
+}
+
 // account watch's tree records (and older account run ones) have no sampler CPU.
 TEST(SchemaRoundTrip, TreeRecordWithoutSamplerCpu) {
   TreeFigures figures = tree_figures();
