@@ -168,7 +168,8 @@ void add_failed_note(Table& t, bool include_failed, const LabelledOperations& op
     size_t left = all - failed;
     std::string of;
     if (include_failed)
-      of = fmt::format("its figures are of all {} runs", all);
+      of = all == 1 ? std::string("its figures are of that run")
+                    : fmt::format("its figures are of all {} runs", all);
     else if (left == 0)
       of = "no run is left for its figures";
     else

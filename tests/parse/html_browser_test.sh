@@ -157,7 +157,8 @@ done
 # The table at the top: its cells, row by row, are account report's text.
 sed -n '/<table>/,/<\/table>/p' "$OUT/dom.html" | sed -n '1,/<\/table>/p' | grep '<td' |
   sed -e 's/<[^>]*>/ /g' -e 's/&amp;/\&/g' | awk '{ $1 = $1; print }' >"$W/dom-rows"
-tail -n +4 "$OUT/report.txt" | grep -v '^$' | grep -v '^Exit:' | awk '{ $1 = $1; print }' >"$W/text-rows"
+# The notes under the table (from "Exit:" on) are the page's footnotes, not rows.
+tail -n +4 "$OUT/report.txt" | sed '/^Exit:/,$d' | grep -v '^$' | awk '{ $1 = $1; print }' >"$W/text-rows"
 [ -s "$W/dom-rows" ] || fail "no table rows in the DOM"
 diff "$W/text-rows" "$W/dom-rows" >"$W/diff" ||
   fail "the page's table differs from account report's: $(head -5 "$W/diff" | tr '\n' ' ')"
