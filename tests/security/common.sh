@@ -23,6 +23,14 @@ nobody_dir=$work/nobody
 mkdir -m 0755 "$nobody_dir"
 chown $nobody:$nobody "$nobody_dir"
 
+# all_sleeping PIDS...: every one of PIDS has exec'd sleep (a child found in
+# /proc/PID/task/*/children can still be the shell's fork before its exec).
+all_sleeping() {
+  for pid in "$@"; do
+    [ "$(cat /proc/$pid/comm 2>/dev/null)" = sleep ] || return 1
+  done
+}
+
 # kill_run_expect_gone RUN PIDS...: SIGKILLs account run RUN and fails unless
 # every one of PIDS (its command's tree) is gone, or a zombie of whoever reaps
 # orphans, within 1 s.

@@ -18,11 +18,11 @@ sh_pid= sleeps=
 for _ in $(seq 100); do
   sh_pid=$(tr -d " " </proc/$run/task/$run/children 2>/dev/null) && [ -n "$sh_pid" ] &&
     sleeps=$(cat /proc/$sh_pid/task/*/children 2>/dev/null) &&
-    [ "$(echo $sleeps | wc -w)" -eq 2 ] && break
+    [ "$(echo $sleeps | wc -w)" -eq 2 ] && all_sleeping $sleeps && break
   sleep 0.05
 done
 [ "$(echo $sleeps | wc -w)" -eq 2 ] || fail "the command did not start both sleeps: '$sh_pid' '$sleeps'"
-for pid in $sleeps; do grep -q sleep /proc/$pid/cmdline || fail "$pid is no sleep"; done
+all_sleeping $sleeps || fail "not all of $sleeps are sleeps"
 kill_run_expect_gone $run $sh_pid $sleeps
 ls -d /dev/shm/account-run-$run-* "$shared"/account-run-$run-*.jsonl >"$work/left" ||
   fail "nothing was left to clean"

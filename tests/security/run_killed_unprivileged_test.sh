@@ -24,7 +24,7 @@ for _ in $(seq 100); do
       sleep) sleeps="$sleeps $pid" ;;  # the daemon, come back to account run
     esac
   done
-  [ -n "$sh_pid" ] && [ "$(echo $sleeps | wc -w)" -eq 3 ] && break
+  [ -n "$sh_pid" ] && [ "$(echo $sleeps | wc -w)" -eq 3 ] && all_sleeping $sleeps && break
   sleep 0.05
 done
 [ "$(echo $sleeps | wc -w)" -eq 3 ] || fail "the command did not start three sleeps: '$sh_pid' '$sleeps'"
