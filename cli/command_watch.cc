@@ -1,4 +1,4 @@
-// account watch: options, then sampler/process_watch.h, then the record.
+// account watch: options, then tree/process_watch.h, then the record.
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/signalfd.h>

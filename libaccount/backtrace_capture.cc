@@ -10,7 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../sampler/proc_files.h"
+#include "proc_files.h"
 #include "backtrace.h"
 #include "backtrace_store.h"
 #include "backtrace_unwind.h"

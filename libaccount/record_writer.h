@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "../sampler/ending.h"
-#include "../sampler/proc_files.h"
+#include "ending.h"
+#include "proc_files.h"
 #include "atomics.h"
 #include "region.h"
 #include "settings.h"

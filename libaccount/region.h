@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../sampler/sampling.h"
+#include "sampling.h"
 
 namespace account {
 

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../sampler/sampling.h"
+#include "sampling.h"
 #include "backtrace.h"
 #include "counters.h"
 #include "lifecycle.h"

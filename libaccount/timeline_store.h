@@ -2,7 +2,7 @@
 // and read by whoever writes the record. Exists only with ACCOUNT_TIMELINE=1.
 #pragma once
 
-#include "../sampler/timeline.h"
+#include "timeline.h"
 #include "text_buffer.h"
 
 namespace account {

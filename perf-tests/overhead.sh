@@ -80,8 +80,8 @@ for w in malloc_loop copy_loop run_timed; do
   "$cc" -O2 -fno-builtin -Wall -Wextra -pthread -o "$work/bin/$w" "$here/bench/$w.c"
 done
 # The floor of a sampler: account run's Ticker, from the build, with nothing to read.
-"${CXX:-c++}" -std=c++20 -O2 -Wall -Wextra -I "$top/sampler" -I "$top/libaccount" -o "$work/bin/idle_ticker" \
-  "$here/bench/idle_ticker.cc" "$build/sampler/libaccount_proc.a"
+"${CXX:-c++}" -std=c++20 -O2 -Wall -Wextra -I "$top/proc" -I "$top/libaccount" -o "$work/bin/idle_ticker" \
+  "$here/bench/idle_ticker.cc" "$build/proc/libaccount_proc.a"
 # The floor of the process-starts rows: a preload library with nothing in it.
 "$cc" -O2 -Wall -Wextra -shared -fPIC -o "$work/bin/libempty_preload.so" "$here/bench/empty_preload.c"
 if [ ! -d "$work/tree" ]; then

@@ -2,7 +2,7 @@
 # Installs what is missing, builds, and runs every test. CI runs exactly this:
 #  1. the whole suite (build/ or $ACCOUNT_BUILD_DIR);
 #  2. the unit tests of the tools (label "unit", target unit_tests: parse/, the account binary,
-#     sampler units) built with clang, AddressSanitizer+UBSan in build-asan/ (the
+#     proc units) built with clang, AddressSanitizer+UBSan in build-asan/ (the
 #     preload tests stay in step 1: the shim and its targets are never sanitized);
 #  3. every libFuzzer target for ACCOUNT_FUZZ_SECONDS (default 30) each, built in
 #     the same sanitized directory as step 2, so its libraries are compiled once.

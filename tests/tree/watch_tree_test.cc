@@ -207,7 +207,7 @@ TEST(WatchTree, AThousandOneMillisecondChildrenAreAllCounted) {
   TempDir dir;
   int go[2];
   ASSERT_EQ(pipe(go), 0);
-  pid_t root = spawn({std::string(SAMPLER_PROGRAMS_DIR) + "/fork_many", "1000"}, go[0]);
+  pid_t root = spawn({std::string(TREE_PROGRAMS_DIR) + "/fork_many", "1000"}, go[0]);
   close(go[0]);
   std::string out = dir.file("f.jsonl");
   pid_t watcher = start_watch(root, out, {"--interval", "5"});

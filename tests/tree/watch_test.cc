@@ -93,7 +93,7 @@ struct TwoViews {
 // ended; without, it reaps at once, so either sampler may find it gone.
 TwoViews watch_and_shim_see(const TempDir& dir, int signal, bool hold_zombie) {
   std::string shim_out = dir.file("shim.jsonl"), watch_out = dir.file("w.jsonl");
-  std::string die = std::string(SAMPLER_PROGRAMS_DIR) + "/die";
+  std::string die = std::string(TREE_PROGRAMS_DIR) + "/die";
   pid_t target = fork();
   if (target == 0) {
     setenv("LD_PRELOAD", ACCOUNT_SHIM_PATH, 1);

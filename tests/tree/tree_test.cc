@@ -27,7 +27,7 @@ constexpr uint64_t kMiB = 1024 * 1024;
 
 ProgramOptions hold_options() {
   ProgramOptions o;
-  o.env["HOLD"] = std::string(SAMPLER_PROGRAMS_DIR) + "/hold_memory";
+  o.env["HOLD"] = std::string(TREE_PROGRAMS_DIR) + "/hold_memory";
   return o;
 }
 

@@ -36,7 +36,7 @@ using Clock = std::chrono::steady_clock;
 constexpr uint64_t kMiB = 1024 * 1024;
 
 std::string program(const std::string& name) {
-  return std::string(SAMPLER_PROGRAMS_DIR) + "/" + name;
+  return std::string(TREE_PROGRAMS_DIR) + "/" + name;
 }
 
 struct RunOutput {

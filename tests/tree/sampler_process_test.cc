@@ -15,7 +15,7 @@ namespace account::testing {
 namespace {
 
 std::string program(const std::string& name) {
-  return std::string(SAMPLER_PROGRAMS_DIR) + "/" + name;
+  return std::string(TREE_PROGRAMS_DIR) + "/" + name;
 }
 
 constexpr uint64_t kMiB = 1024 * 1024;
