@@ -1,8 +1,9 @@
 # The Debian package: `cpack -G DEB` in the build directory (docs/packaging.md).
 # Installs to /usr with the shim in /usr/lib/<multiarch>/, where account looks
 # first (cli/shim_location.cc); Depends computed by dpkg-shlibdeps from the
-# binaries; libunwind only recommended, since the shim dlopens it for
-# backtraces and runs without it.
+# binaries, plus SQLite, which account dlopens for its stores; libunwind and
+# libpq only recommended, since they are dlopened for backtraces and PostgreSQL
+# stores and account runs without them.
 set(CPACK_PACKAGE_NAME account)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_VENDOR "account")
@@ -24,19 +25,30 @@ set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS OFF)
 
-# libunwind: the package that holds the library the shim dlopens, asked of dpkg.
-set(ACCOUNT_LIBUNWIND_PACKAGE libunwind8)
-file(REAL_PATH "${ACCOUNT_LIBUNWIND_FILE}" unwind_real)
-find_program(DPKG_QUERY dpkg-query)
-if(DPKG_QUERY)
-  execute_process(COMMAND ${DPKG_QUERY} -S ${unwind_real}
-    OUTPUT_VARIABLE owner RESULT_VARIABLE failed ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
-  if(NOT failed AND owner MATCHES "^([^:,]+)")
-    set(ACCOUNT_LIBUNWIND_PACKAGE ${CMAKE_MATCH_1})
+# The package that holds a library account dlopens, asked of dpkg (DEFAULT when
+# dpkg does not know the file).
+function(account_owning_package file default out)
+  set(package ${default})
+  file(REAL_PATH "${file}" real)
+  find_program(DPKG_QUERY dpkg-query)
+  if(DPKG_QUERY)
+    execute_process(COMMAND ${DPKG_QUERY} -S ${real}
+      OUTPUT_VARIABLE owner RESULT_VARIABLE failed ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(NOT failed AND owner MATCHES "^([^:,]+)")
+      set(package ${CMAKE_MATCH_1})
+    endif()
   endif()
-endif()
+  set(${out} ${package} PARENT_SCOPE)
+endfunction()
+# Libraries account dlopens when used, so dpkg-shlibdeps cannot see them:
+# SQLite (every store) is a dependency; libunwind (backtraces) and libpq
+# (PostgreSQL stores) are recommended.
+account_owning_package("${ACCOUNT_SQLITE_FILE}" libsqlite3-0 ACCOUNT_SQLITE_PACKAGE)
+account_owning_package("${ACCOUNT_LIBUNWIND_FILE}" libunwind8 ACCOUNT_LIBUNWIND_PACKAGE)
+account_owning_package("${ACCOUNT_LIBPQ_FILE}" libpq5 ACCOUNT_LIBPQ_PACKAGE)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "${ACCOUNT_SQLITE_PACKAGE}")
 # addr2line (binutils) symbolizes `account report --backtraces`; git runs the perf-tests.
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "${ACCOUNT_LIBUNWIND_PACKAGE}, binutils")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "${ACCOUNT_LIBUNWIND_PACKAGE}, ${ACCOUNT_LIBPQ_PACKAGE}, binutils")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "git")
 
 # The shim goes to /usr/lib/<multiarch> whatever prefix the build directory was

@@ -2,8 +2,8 @@
 // numbered into `$n`. Writers take one advisory lock per transaction, so they
 // follow each other as SQLite's do, each waiting at most kWriteWaitSeconds.
 #include <fmt/format.h>
-#include <libpq-fe.h>
 
+#include "libpq_library.h"
 #include "sql_connection.h"
 #include "store.h"
 
@@ -34,9 +34,9 @@ std::string numbered(const std::string& sql) {
 
 class PostgresConnection : public SqlConnection {
  public:
-  PostgresConnection(PGconn* conn, std::string location)
-      : conn_(conn), location_(std::move(location)) {}
-  ~PostgresConnection() override { PQfinish(conn_); }
+  PostgresConnection(const LibpqLibrary& pq, PGconn* conn, std::string location)
+      : pq_(pq), conn_(conn), location_(std::move(location)) {}
+  ~PostgresConnection() override { pq_.finish(conn_); }
 
   Dialect dialect() const override { return Dialect::kPostgres; }
 
@@ -48,32 +48,32 @@ class PostgresConnection : public SqlConnection {
       values.push_back(p.c_str());
       lengths.push_back(int(p.size()));
     }
-    PGresult* res = PQexecParams(conn_, numbered(sql).c_str(), int(params.size()), nullptr,
-                                 values.data(), lengths.data(), nullptr, 0);
-    ExecStatusType status = PQresultStatus(res);
+    PGresult* res = pq_.exec_params(conn_, numbered(sql).c_str(), int(params.size()), nullptr,
+                                    values.data(), lengths.data(), nullptr, 0);
+    ExecStatusType status = pq_.result_status(res);
     if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-      const char* state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+      const char* state = pq_.result_error_field(res, PG_DIAG_SQLSTATE);
       if (state && std::string(state) == "55P03")  // lock_not_available
         *error = fmt::format(
             "store {} is locked by another writer (waited {} s): try again when it is done",
             location_, kWriteWaitSeconds);
-      else if (PQstatus(conn_) != CONNECTION_OK)
+      else if (pq_.status(conn_) != CONNECTION_OK)
         *error = fmt::format("lost PostgreSQL store {}: {}", location_,
-                             first_line(PQerrorMessage(conn_)));
+                             first_line(pq_.error_message(conn_)));
       else
         *error = fmt::format("store {}: {}", location_,
-                             first_line(PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY)));
-      PQclear(res);
+                             first_line(pq_.result_error_field(res, PG_DIAG_MESSAGE_PRIMARY)));
+      pq_.clear(res);
       return false;
     }
     if (rows)
-      for (int r = 0; r < PQntuples(res); ++r) {
+      for (int r = 0; r < pq_.ntuples(res); ++r) {
         SqlRow row;
-        for (int c = 0; c < PQnfields(res); ++c)
-          row.emplace_back(PQgetvalue(res, r, c), size_t(PQgetlength(res, r, c)));
+        for (int c = 0; c < pq_.nfields(res); ++c)
+          row.emplace_back(pq_.getvalue(res, r, c), size_t(pq_.getlength(res, r, c)));
         rows->push_back(std::move(row));
       }
-    PQclear(res);
+    pq_.clear(res);
     return true;
   }
 
@@ -98,6 +98,7 @@ class PostgresConnection : public SqlConnection {
   }
 
  private:
+  const LibpqLibrary& pq_;
   PGconn* conn_;
   std::string location_;
 };
@@ -107,15 +108,21 @@ void no_notices(void*, const char*) {}
 }  // namespace
 
 std::unique_ptr<SqlConnection> open_postgres(const std::string& uri, std::string* error) {
-  PGconn* conn = PQconnectdb(uri.c_str());
-  if (!conn || PQstatus(conn) != CONNECTION_OK) {
-    *error = fmt::format("cannot reach PostgreSQL store {}: {}", printable_location(uri),
-                         conn ? first_line(PQerrorMessage(conn)) : "out of memory");
-    PQfinish(conn);
+  std::string why;
+  const LibpqLibrary* pq = libpq_library(&why);
+  if (!pq) {
+    *error = fmt::format("cannot open PostgreSQL store {}: {}", printable_location(uri), why);
     return nullptr;
   }
-  PQsetNoticeProcessor(conn, no_notices, nullptr);
-  return std::make_unique<PostgresConnection>(conn, printable_location(uri));
+  PGconn* conn = pq->connectdb(uri.c_str());
+  if (!conn || pq->status(conn) != CONNECTION_OK) {
+    *error = fmt::format("cannot reach PostgreSQL store {}: {}", printable_location(uri),
+                         conn ? first_line(pq->error_message(conn)) : "out of memory");
+    pq->finish(conn);
+    return nullptr;
+  }
+  pq->set_notice_processor(conn, no_notices, nullptr);
+  return std::make_unique<PostgresConnection>(*pq, conn, printable_location(uri));
 }
 
 }  // namespace account

@@ -3,7 +3,8 @@
 # `cpack -G DEB`, the documented command, makes the package from the build
 # directory (into a temporary directory, so the test leaves the build tree
 # alone). Its Depends names the package of every library the binaries need
-# (what dpkg-shlibdeps found), libunwind only in Recommends; it holds every file
+# (what dpkg-shlibdeps found) and SQLite (dlopened), libunwind and libpq only in
+# Recommends (dlopened when used); it holds every file
 # the issue asks for, under /usr, and every file its pages link; it installs
 # with `dpkg --root` into a throw-away root with its own admin directory; and
 # the installed /usr/bin/account runs and finds the installed
@@ -79,8 +80,11 @@ for bin in "$tmp/staged/usr/bin/account" "$tmp/staged/usr/lib/$arch/libaccount.s
   done
 done
 [[ $depends != *libunwind* ]] || fail "libunwind in Depends (it is only dlopen'ed): $depends"
+[[ $depends != *libpq* ]] || fail "libpq in Depends (it is only dlopen'ed): $depends"
+[[ $depends == *libsqlite3-0* ]] || fail "no libsqlite3-0 (dlopen'ed for every store) in Depends: $depends"
 recommends=$(dpkg-deb -f "$deb" Recommends)
 [[ $recommends == *libunwind8* ]] || fail "no libunwind8 in Recommends: $recommends"
+[[ $recommends == *libpq5* ]] || fail "no libpq5 in Recommends: $recommends"
 [ "$(dpkg-deb -f "$deb" Package)" = account ] || fail "Package: $(dpkg-deb -f "$deb" Package)"
 [ "$(dpkg-deb -f "$deb" Architecture)" = "$(dpkg --print-architecture)" ] ||
   fail "Architecture: $(dpkg-deb -f "$deb" Architecture)"
