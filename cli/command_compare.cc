@@ -29,11 +29,14 @@ int command_compare(const Args& args) {
       ("names", po::value(&names), "labels for the files, comma-separated (default: file names)")
       ("columns", po::value(&columns),
        "more columns, a comma list of +NAME: +anon (peak anonymous resident), +heap (largest "
-       "process heap peak), +exit (how the runs ended)")
+       "process heap peak), +faults (minor and major page faults), +ctxsw (voluntary and "
+       "involuntary context switches), +io (MiB read and written: storage, read/write calls), "
+       "+exit (how the runs ended)")
       ("fail-on", po::value(&fail_on),
        "METRIC=PCT,...: exit with status 3 when a later file is significantly worse than the "
        "first by more than PCT percent in METRIC (wall, cpu, size, resident, anon, heap, copied, "
-       "malloc), e.g. cpu=5%,resident=2%,malloc=0.5%; exit with status 5 when a gated figure "
+       "malloc, minor_faults, major_faults, voluntary_ctxsw, involuntary_ctxsw, read, write, "
+       "rchar, wchar), e.g. cpu=5%,resident=2%,malloc=0.5%; exit with status 5 when a gated figure "
        "cannot be judged (an empty or missing file, an operation in one file only, no "
        "successful run, too few runs for a verdict), one line each saying why and what to do")
       ("allow-unjudged", po::bool_switch(&o.allow_unjudged),

@@ -87,9 +87,12 @@ int command_report(const Args& args) {
        "distribution over runs of KEY: wall (default), cpu, size, resident, copied, malloc")
       ("columns", po::value(&columns),
        "more columns, a comma list of +NAME: +anon (peak anonymous resident), +heap (largest "
-       "process heap peak), +exit (how the runs ended)")
+       "process heap peak), +faults (minor and major page faults), +ctxsw (voluntary and "
+       "involuntary context switches), +io (MiB read and written: storage, read/write calls), "
+       "+exit (how the runs ended)")
       ("sort", po::value(&sort), "order each test's rows by KEY, largest first, and the tests by "
-       "their largest row: wall, cpu, size, resident, copied, malloc")
+       "their largest row: a METRIC as for compare --fail-on (wall, cpu, size, resident, "
+       "copied, malloc, minor_faults, read, ...)")
       ("include-failed", po::bool_switch(&o.include_failed),
        "count failed runs (exit status not 0, a signal, --timeout, interrupted) in the figures")
       ("strict", po::bool_switch(&o.strict), "stop at the first bad line (exit status 1)")

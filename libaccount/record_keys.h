@@ -49,6 +49,16 @@ inline constexpr char kEnd[] = "end";               // exit, exec, signal, kille
 inline constexpr char kWrittenBy[] = "written_by";  // process, sampler, watch
 inline constexpr char kWatchStartNs[] = "watch_start_ns";
 inline constexpr char kTimeline[] = "timeline";
+// The kernel's counters at the end (getrusage, /proc/PID/stat and io): each
+// absent when it could not be read, never written as 0 then.
+inline constexpr char kMinorFaults[] = "minor_faults";
+inline constexpr char kMajorFaults[] = "major_faults";
+inline constexpr char kVoluntaryCtxsw[] = "voluntary_ctxsw";
+inline constexpr char kInvoluntaryCtxsw[] = "involuntary_ctxsw";
+inline constexpr char kReadBytes[] = "read_bytes";    // from storage
+inline constexpr char kWriteBytes[] = "write_bytes";  // to storage
+inline constexpr char kRchar[] = "rchar";             // through read-like calls
+inline constexpr char kWchar[] = "wchar";             // through write-like calls
 
 // Tree records.
 inline constexpr char kRun[] = "run";

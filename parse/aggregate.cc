@@ -133,6 +133,7 @@ struct RunAcc {
 
   RunFigures finish() {
     RunFigures r;
+    r.recorded = sums.recorded;
     uint64_t exec_without_shim = 0;
     for (const auto& [pid, image] : exec_cpu) exec_without_shim += image.second ? 1 : 0;
     add_saturating(r.processes_without_shim, uncounted_records);
@@ -413,12 +414,18 @@ RunFigures median_of_runs(const std::vector<RunFigures>& runs) {
     if (r.shim_processes > 0) shim_runs.push_back(r);
   }
   for (const Figure& f : figures()) {
-    std::vector<RunFigures> known;  // Known::kWhenRecorded: over the runs that have it
+    std::vector<RunFigures> known;  // kWhenRecorded, kWhenPresent: over the runs that have it
     if (f.known == Known::kWhenRecorded)
       for (const RunFigures& r : runs)
         if (base_value(r, f) > 0) known.push_back(r);
-    const std::vector<RunFigures>& over = f.median == MedianOver::kShimRuns ? shim_runs
-                                          : f.known == Known::kWhenRecorded ? known
+    if (f.known == Known::kWhenPresent) {
+      for (const RunFigures& r : runs)
+        if (r.recorded & recorded_bit(f.metric)) known.push_back(r);
+      if (!known.empty()) m.recorded |= recorded_bit(f.metric);
+    }
+    const std::vector<RunFigures>& over =
+        f.median == MedianOver::kShimRuns                                   ? shim_runs
+        : f.known == Known::kWhenRecorded || f.known == Known::kWhenPresent ? known
                                                                             : runs;
     if (f.seconds)
       m.*f.seconds = median<double>(over, [&](const RunFigures& r) { return r.*f.seconds; });

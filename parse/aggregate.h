@@ -30,6 +30,13 @@ struct RunFigures {
   /// The run's window (realtime ns): the tree record's start_ns..end_ns, or
   /// the span of its processes; both 0 for a run with neither.
   uint64_t start_ns = 0, end_ns = 0;
+  /// The kernel's counters (Known::kWhenPresent), summed over the processes
+  /// whose records carry them; `recorded` has bit Metric for each that some
+  /// process record of the run carried (else it is unknown, not 0).
+  uint64_t minor_faults = 0, major_faults = 0;
+  uint64_t voluntary_ctxsw = 0, involuntary_ctxsw = 0;
+  uint64_t read_bytes = 0, write_bytes = 0, rchar_bytes = 0, wchar_bytes = 0;
+  uint32_t recorded = 0;
   uint64_t processes = 0;  ///< process records seen
   /// Processes whose copies and allocations the shim counted (its records),
   /// and those it never ran in (static or set-user-ID programs, watched ones):

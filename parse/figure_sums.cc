@@ -13,6 +13,12 @@ ProcFigures figures_of(const ProcessRecord& p, std::string command) {
     size_t i = size_t(fig.metric);
     if (fig.process_seconds) f.seconds[i] = fig.process_seconds(p);
     if (fig.process_bytes) f.bytes[i] = fig.process_bytes(p);
+    if (fig.process_counter) {
+      if (std::optional<uint64_t> v = fig.process_counter(p)) {
+        f.bytes[i] = *v;
+        f.recorded |= recorded_bit(fig.metric);
+      }
+    }
   }
   f.start_ns = p.start_ns;
   f.end_ns = p.end_ns;
@@ -29,6 +35,7 @@ RunFigures own_figures(const ProcFigures& f) {
     if (fig.seconds && fig.summed != Summed::kSpan) r.*fig.seconds = f.seconds[i];
     if (fig.bytes) r.*fig.bytes = f.bytes[i];
   }
+  r.recorded = f.recorded;
   r.processes = 1;
   r.shim_processes = f.counted ? 1 : 0;
   r.processes_without_shim = f.counted ? 0 : 1;

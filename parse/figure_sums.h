@@ -25,6 +25,7 @@ struct ProcFigures {
   // Each figure of the registry (figures.h), by its unit.
   std::array<double, kFigureCount> seconds{};
   std::array<uint64_t, kFigureCount> bytes{};
+  uint32_t recorded = 0;  // Known::kWhenPresent figures the record carries (recorded_bit)
   uint64_t start_ns = 0, end_ns = 0;
   RunEnd end;
   std::string command;  // the argv, for unlabelled records only (grouping)
@@ -58,8 +59,10 @@ struct FigureSums {
   std::array<std::optional<double>, kFigureCount> whole{};  // the tree record's (tree_whole)
   std::array<uint64_t, kFigureCount> bytes{};               // kAdded (saturating), kLargest
   std::array<RunPeak, kFigureCount> peaks{};                // kPeak
+  uint32_t recorded = 0;  // Known::kWhenPresent: some process carried it
 
   void add(const ProcFigures& f, bool image_counts) {
+    recorded |= f.recorded;
     for (const Figure& fig : figures()) {
       size_t i = size_t(fig.metric);
       switch (fig.summed) {
@@ -81,6 +84,7 @@ struct FigureSums {
     }
   }
   void merge(const FigureSums& o) {
+    recorded |= o.recorded;
     for (const Figure& fig : figures()) {
       size_t i = size_t(fig.metric);
       seconds[i] += o.seconds[i];

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -17,8 +18,25 @@
 namespace account {
 
 /// The figures, in the registry's order (the order names are listed in).
-enum class Metric { kWall, kCpu, kSize, kResident, kAnon, kHeap, kCopied, kMalloc };
-inline constexpr size_t kFigureCount = 8;
+enum class Metric {
+  kWall,
+  kCpu,
+  kSize,
+  kResident,
+  kAnon,
+  kHeap,
+  kCopied,
+  kMalloc,
+  kMinorFaults,
+  kMajorFaults,
+  kVoluntaryCtxsw,
+  kInvoluntaryCtxsw,
+  kReadBytes,
+  kWriteBytes,
+  kRchar,
+  kWchar,
+};
+inline constexpr size_t kFigureCount = 16;
 
 /// How a run's figure comes from its processes' records.
 enum class Summed {
@@ -47,9 +65,12 @@ enum class Known {
   /// sampled or read it (a peak of a process without the shim that ended
   /// before the first sample: no process has a peak of 0)
   kWhenRecorded,
+  /// unknown when no process record of the run carries the key (older
+  /// writers; /proc/PID/io unreadable): its process_counter says
+  kWhenPresent,
 };
 
-enum class Unit { kSeconds, kBytes };
+enum class Unit { kSeconds, kBytes, kCount };
 
 /// A figure's column in the tables. Without a heading2 the figure is no column
 /// of the text table: operation tables carry it in a CSV and JSON field after Runs.
@@ -83,11 +104,14 @@ struct Figure {
   /// A process record's own figure (none for kSpan), by the unit.
   double (*process_seconds)(const ProcessRecord&);
   uint64_t (*process_bytes)(const ProcessRecord&);
+  /// Known::kWhenPresent: the process record's figure, nullopt when it lacks the key.
+  std::optional<uint64_t> (*process_counter)(const ProcessRecord&);
   /// The tree record's concurrent peak (kPeak), or what it adds for
   /// processes no record shows (kAddedOverImages; nullptr: nothing).
   uint64_t (*tree_peak)(const TreeRecord&);
   double (*tree_unseen)(const TreeRecord&);
-  /// The run's value in RunFigures: one of the two is set, by the unit.
+  /// The run's value in RunFigures: one of the two is set, by the unit
+  /// (`bytes` holds a count too, Unit::kCount).
   double RunFigures::*seconds;
   uint64_t RunFigures::*bytes;
   /// OpenMetrics gauge family (nullptr: not exported) and its help line.
@@ -108,8 +132,15 @@ const Figure& figure(Metric m);
 /// order of the report's CSV: the default table columns, then the fields
 /// after Runs (wall).
 std::vector<const Figure*> exported_figures();
-/// The figure's key in base units, as JSON exports name it: "cpu_s", "size_bytes".
+/// The figure's key in base units, as JSON exports name it: "cpu_s", "size_bytes",
+/// "minor_faults".
 std::string base_key(const Figure& f);
+
+/// The figure's bit in RunFigures::recorded.
+constexpr uint32_t recorded_bit(Metric m) {
+  return uint32_t(1) << unsigned(m);
+}
+static_assert(kFigureCount <= 32, "RunFigures::recorded has a bit per figure");
 
 /// A process's peak of one figure: the kernel's where it keeps one, else (or
 /// when sampling saw more) the sampled one.

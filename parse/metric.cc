@@ -29,6 +29,8 @@ bool metric_counted(const RunFigures& r, Metric m) {
       return base_value(r, f) > 0;
     case Known::kWithShim:
       return r.shim_processes > 0;
+    case Known::kWhenPresent:
+      return (r.recorded & recorded_bit(m)) != 0;
     case Known::kAlways:
       break;
   }
@@ -53,7 +55,7 @@ std::string without_shim_note(const RunFigures& r) {
 double metric_of(const RunFigures& r, Metric m) {
   const Figure& f = figure(m);
   double v = base_value(r, f);
-  return f.unit == Unit::kBytes ? v / (1024.0 * 1024.0) : v;
+  return f.unit == Unit::kBytes ? v / (1024.0 * 1024.0) : v;  // seconds, counts as they are
 }
 
 MetricInfo info_of(Metric m) {

@@ -49,6 +49,12 @@ class Fields {
     i64(key, v);
     out = v;
   }
+  void optional_u64(const char* key, std::optional<uint64_t>& out) {
+    if (!o_.contains(key) || o_.at(key).is_null()) return;
+    uint64_t v = 0;
+    u64(key, v);
+    out = v;
+  }
   void optional_number(const char* key, std::optional<double>& out) {
     if (!o_.contains(key) || o_.at(key).is_null()) return;
     double v = 0;
@@ -245,6 +251,14 @@ std::optional<Record> record_from_value(const json::value& value, std::string* r
   f.string(keys::kWrittenBy, p.written_by, false);
   f.boolean(keys::kAborted, p.aborted);
   f.boolean(keys::kCounted, p.counted);
+  f.optional_u64(keys::kMinorFaults, p.minor_faults);
+  f.optional_u64(keys::kMajorFaults, p.major_faults);
+  f.optional_u64(keys::kVoluntaryCtxsw, p.voluntary_ctxsw);
+  f.optional_u64(keys::kInvoluntaryCtxsw, p.involuntary_ctxsw);
+  f.optional_u64(keys::kReadBytes, p.read_bytes);
+  f.optional_u64(keys::kWriteBytes, p.write_bytes);
+  f.optional_u64(keys::kRchar, p.rchar);
+  f.optional_u64(keys::kWchar, p.wchar);
   f.timeline(keys::kTimeline, p.timeline);
   // "running": account watch stopped before the process ended.
   if (f.ok() && p.end != "exit" && p.end != "exec" && p.end != "signal" && p.end != "killed" &&

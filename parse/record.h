@@ -60,6 +60,11 @@ struct ProcessRecord {
   /// false (`"counted": false`, account watch): nothing ran inside the process,
   /// so its malloc and copy figures are unknown, not 0.
   bool counted = true;
+  /// The kernel's counters at the end (docs/counters.md); nullopt when the
+  /// record does not carry the key (an older writer, /proc/PID/io unreadable).
+  std::optional<uint64_t> minor_faults, major_faults;
+  std::optional<uint64_t> voluntary_ctxsw, involuntary_ctxsw;
+  std::optional<uint64_t> read_bytes, write_bytes, rchar, wchar;
   std::optional<Timeline> timeline;
 };
 

@@ -207,8 +207,13 @@ bool any_repeated(const std::vector<Operation>& ops) {
 
 std::optional<ExtraColumns> parse_columns(std::string_view spec, std::string* error) {
   std::string known;
+  std::vector<std::string_view> options;  // an option may show several figures (+faults)
   for (const Figure& f : figures())
-    if (f.column.option) known += fmt::format("{}+{}", known.empty() ? "" : ", ", f.column.option);
+    if (f.column.option &&
+        std::find(options.begin(), options.end(), f.column.option) == options.end()) {
+      options.push_back(f.column.option);
+      known += fmt::format("{}+{}", known.empty() ? "" : ", ", f.column.option);
+    }
   known += fmt::format("{}+exit", known.empty() ? "" : ", ");
   ExtraColumns out;
   for (std::string_view item : comma_list(spec)) {
@@ -221,15 +226,13 @@ std::optional<ExtraColumns> parse_columns(std::string_view spec, std::string* er
       out.exit = true;
       continue;
     }
-    auto all = figures();
-    auto f = std::find_if(all.begin(), all.end(), [&](const Figure& f) {
-      return f.column.option && name == f.column.option;
-    });
-    if (f == all.end()) {
+    if (std::find(options.begin(), options.end(), name) == options.end()) {
       *error = fmt::format("--columns '{}': unknown column '{}' (known: {})", spec, name, known);
       return std::nullopt;
     }
-    if (!out.shows(*f)) out.figures.push_back(f->metric);
+    for (const Figure& f : figures())
+      if (f.column.option && name == f.column.option && !out.shows(f))
+        out.figures.push_back(f.metric);
   }
   return out;
 }

@@ -30,7 +30,8 @@ struct Family {
 Family family_of(const Figure& f) {
   std::string help = f.openmetrics_help;
   if (f.summed == Summed::kPeak) help += std::string(": ") + kPeakRuleText;
-  return {f.openmetrics, f.unit == Unit::kSeconds ? "seconds" : "bytes", help, nullptr, true, &f};
+  const char* unit = f.unit == Unit::kSeconds ? "seconds" : f.unit == Unit::kBytes ? "bytes" : "";
+  return {f.openmetrics, unit, help, nullptr, true, &f};
 }
 
 // The CSV columns of `account report`, in that order: the figures of the

@@ -40,6 +40,11 @@ std::string process_line(int64_t pid, const std::string& key, const std::string&
       key, value);
 }
 
+// `n` of the figure's unit as a record writes it: seconds, MiB (in bytes), a count.
+std::string record_value(const Figure& f, uint64_t n) {
+  return std::to_string(f.unit == Unit::kBytes ? n * kMiB : n);
+}
+
 RunFigures run_of(const std::vector<std::string>& lines) {
   Aggregator a;
   for (const std::string& l : lines) {
@@ -62,21 +67,21 @@ TEST(Figures, OneEntryPerMetricWithUniqueNamesKeysAndOneValue) {
     EXPECT_TRUE(names.insert(f.name).second) << f.name;
     EXPECT_TRUE(keys.insert(f.key).second) << f.key;
     EXPECT_EQ(f.seconds != nullptr, f.unit == Unit::kSeconds) << f.name;
-    EXPECT_EQ(f.bytes != nullptr, f.unit == Unit::kBytes) << f.name;
+    EXPECT_EQ(f.bytes != nullptr, f.unit == Unit::kBytes || f.unit == Unit::kCount) << f.name;
+    EXPECT_EQ(f.process_counter != nullptr, f.known == Known::kWhenPresent) << f.name;
     EXPECT_EQ(parse_metric(f.name), f.metric);
     EXPECT_EQ(f.tree_peak != nullptr, f.summed == Summed::kPeak) << f.name;
   }
 }
 
-// Each process key of a figure, set to 3 MiB (3 s) in one record, is that
+// Each process key of a figure, set to 3 MiB (3 s, 3) in one record, is that
 // figure of the run: the registry names the keys its reader reads.
 TEST(Figures, EachProcessKeyIsReadIntoItsFigure) {
   for (const Figure& f : figures()) {
     if (f.summed == Summed::kSpan) continue;
     for (const char* key : f.process_keys) {
       if (!key) continue;
-      std::string value = f.unit == Unit::kSeconds ? "3" : std::to_string(3 * kMiB);
-      RunFigures run = run_of({process_line(1, key, value)});
+      RunFigures run = run_of({process_line(1, key, record_value(f, 3))});
       EXPECT_DOUBLE_EQ(metric_of(run, f.metric), 3.0) << f.name << " from " << key;
     }
   }
@@ -87,9 +92,8 @@ TEST(Figures, EachProcessKeyIsReadIntoItsFigure) {
 TEST(Figures, SummedAsTheirRuleSays) {
   for (const Figure& f : figures()) {
     if (f.summed == Summed::kSpan || !f.process_keys[0]) continue;
-    bool seconds = f.unit == Unit::kSeconds;
-    std::string two = seconds ? "2" : std::to_string(2 * kMiB);
-    std::string three = seconds ? "3" : std::to_string(3 * kMiB);
+    std::string two = record_value(f, 2);
+    std::string three = record_value(f, 3);
     RunFigures run = run_of(
         {process_line(1, f.process_keys[0], two), process_line(2, f.process_keys[0], three)});
     bool added = f.summed == Summed::kAdded || f.summed == Summed::kAddedOverImages;
@@ -106,8 +110,8 @@ TEST(Figures, SummedAsTheirRuleSays) {
   }
 }
 
-// Medians over the shim's runs leave out a run no shim counted in; the others
-// take every run.
+// Medians over the shim's runs leave out a run no shim counted in, and those of
+// a kernel counter a run whose records lack its key; the others take every run.
 TEST(Figures, MediansOverTheRunsTheirRuleSays) {
   RunFigures shim, no_shim, other;
   shim.shim_processes = other.shim_processes = 1;
@@ -116,18 +120,44 @@ TEST(Figures, MediansOverTheRunsTheirRuleSays) {
     if (f.seconds) {
       shim.*f.seconds = 1, other.*f.seconds = 3, no_shim.*f.seconds = 0;
     } else {
-      shim.*f.bytes = kMiB, other.*f.bytes = 3 * kMiB, no_shim.*f.bytes = 0;
+      uint64_t unit = f.unit == Unit::kBytes ? kMiB : 1;
+      shim.*f.bytes = unit, other.*f.bytes = 3 * unit, no_shim.*f.bytes = 0;
+    }
+    if (f.known == Known::kWhenPresent) {
+      shim.recorded |= recorded_bit(f.metric);
+      other.recorded |= recorded_bit(f.metric);
     }
   }
   RunFigures m = median_of_runs({shim, no_shim, other});
   // A figure unknown when 0 (Known::kWhenRecorded: size, resident, anon) is
   // left out of the median where a run lacks it, as the shim's figures are
-  // where a run had no shim: the median of 1 and 3.
-  for (const Figure& f : figures())
-    EXPECT_DOUBLE_EQ(
-        metric_of(m, f.metric),
-        f.median == MedianOver::kShimRuns || f.known == Known::kWhenRecorded ? 2.0 : 1.0)
-        << f.name;
+  // where a run had no shim, and a kernel counter where no record of a run
+  // carries it (Known::kWhenPresent): the median of 1 and 3.
+  for (const Figure& f : figures()) {
+    bool left_out = f.median == MedianOver::kShimRuns || f.known == Known::kWhenRecorded ||
+                    f.known == Known::kWhenPresent;
+    EXPECT_DOUBLE_EQ(metric_of(m, f.metric), left_out ? 2.0 : 1.0) << f.name;
+    EXPECT_TRUE(metric_counted(m, f.metric)) << f.name;
+  }
+  RunFigures none = median_of_runs({no_shim});
+  for (const Figure& f : figures()) {
+    if (f.known != Known::kWhenPresent) continue;
+    EXPECT_FALSE(metric_counted(none, f.metric)) << f.name;
+  }
+}
+
+// A kernel counter is unknown in a run none of whose records carries its key
+// (an older writer), and a counted 0 where one record says 0.
+TEST(Figures, AKernelCounterNoRecordCarriesIsUnknownNotZero) {
+  for (const Figure& f : figures()) {
+    if (f.known != Known::kWhenPresent) continue;
+    RunFigures without = run_of({process_line(1, "samples", "1")});
+    EXPECT_FALSE(metric_counted(without, f.metric)) << f.name;
+    RunFigures zero =
+        run_of({process_line(1, f.process_keys[0], "0"), process_line(2, "samples", "1")});
+    EXPECT_TRUE(metric_counted(zero, f.metric)) << f.name;
+    EXPECT_EQ(metric_of(zero, f.metric), 0.0) << f.name;
+  }
 }
 
 // The table's default columns and the --columns options are the registry's.
