@@ -68,10 +68,15 @@ struct RunAcc {
   std::string root_command;
   std::unordered_map<int64_t, RunEnd> failed_ends;  // pid -> a failed image's end
   uint64_t min_start = std::numeric_limits<uint64_t>::max(), max_start = 0, max_end = 0;
-  // pid -> the figures added over images (CPU) of an image that exec'd, and
-  // whether the shim counted it: with no later image of that pid recorded,
-  // the next image ran without the shim.
-  std::unordered_map<int64_t, std::pair<std::array<double, kFigureCount>, bool>> exec_cpu;
+  // pid -> the figures added over images (CPU, the kernel's counters) of an
+  // image that exec'd, and whether the shim counted it: with no later image of
+  // that pid recorded, the next image ran without the shim.
+  struct ExecImage {
+    std::array<double, kFigureCount> seconds{};
+    std::array<uint64_t, kFigureCount> counts{};
+    bool counted = true;
+  };
+  std::unordered_map<int64_t, ExecImage> exec_cpu;
   std::vector<ProcessRow> rows;
 
   void take_root(int64_t pid, uint64_t start, const RunEnd& end, const std::string& command) {
@@ -90,7 +95,7 @@ struct RunAcc {
     else if (f.pid == root_pid && f.end.how != RunEnd::How::kUnknown)
       root_end = f.end;
     if (f.exec)
-      exec_cpu[f.pid] = {f.seconds, f.counted};
+      exec_cpu[f.pid] = {f.seconds, f.bytes, f.counted};
     else
       exec_cpu.erase(f.pid);
     sums.add(f, /*image_counts=*/!f.exec);
@@ -135,7 +140,7 @@ struct RunAcc {
     RunFigures r;
     r.recorded = sums.recorded;
     uint64_t exec_without_shim = 0;
-    for (const auto& [pid, image] : exec_cpu) exec_without_shim += image.second ? 1 : 0;
+    for (const auto& [pid, image] : exec_cpu) exec_without_shim += image.counted ? 1 : 0;
     add_saturating(r.processes_without_shim, uncounted_records);
     add_saturating(r.processes_without_shim, tree_without_shim);
     add_saturating(r.processes_without_shim, exec_without_shim);
@@ -146,8 +151,13 @@ struct RunAcc {
       size_t i = size_t(fig.metric);
       switch (fig.summed) {
         case Summed::kAddedOverImages:
+          if (!fig.seconds) {  // a count: each pid's last image's
+            r.*fig.bytes = sums.bytes[i];
+            for (const auto& [pid, image] : exec_cpu) add_saturating(r.*fig.bytes, image.counts[i]);
+            break;
+          }
           r.*fig.seconds = sums.seconds[i] + sums.unseen[i];
-          for (const auto& [pid, image] : exec_cpu) r.*fig.seconds += image.first[i];
+          for (const auto& [pid, image] : exec_cpu) r.*fig.seconds += image.seconds[i];
           if (records_miss_some && sums.whole[i])
             r.*fig.seconds = std::max(r.*fig.seconds, *sums.whole[i]);
           break;

@@ -57,7 +57,8 @@ struct FigureSums {
   std::array<double, kFigureCount> seconds{};  // kAddedOverImages: images counted
   std::array<double, kFigureCount> unseen{};   // kAddedOverImages: the tree record's part
   std::array<std::optional<double>, kFigureCount> whole{};  // the tree record's (tree_whole)
-  std::array<uint64_t, kFigureCount> bytes{};               // kAdded (saturating), kLargest
+  // kAdded (saturating), kLargest, kAddedOverImages of a count
+  std::array<uint64_t, kFigureCount> bytes{};
   std::array<RunPeak, kFigureCount> peaks{};                // kPeak
   uint32_t recorded = 0;  // Known::kWhenPresent: some process carried it
 
@@ -67,7 +68,11 @@ struct FigureSums {
       size_t i = size_t(fig.metric);
       switch (fig.summed) {
         case Summed::kAddedOverImages:
-          if (image_counts) seconds[i] += f.seconds[i];
+          if (!image_counts) break;
+          if (fig.seconds)
+            seconds[i] += f.seconds[i];
+          else
+            add_saturating(bytes[i], f.bytes[i]);
           break;
         case Summed::kAdded:
           add_saturating(bytes[i], f.bytes[i]);

@@ -42,7 +42,8 @@ inline constexpr size_t kFigureCount = 16;
 enum class Summed {
   kSpan,             ///< none: the run's wall time (tree end - start, or its processes' span)
   kAddedOverImages,  ///< added, an exec'd image only when no later image of its pid is
-                     ///< recorded (the kernel's CPU counters survive exec)
+                     ///< recorded (the exec-chain rule: the kernel's CPU and its
+                     ///< other per-process counters survive exec)
   kAdded,            ///< added (saturating)
   /// The peak rule: the larger of the tree record's concurrent peak and the
   /// largest process's peak (a process's: the larger of the kernel's and the

@@ -87,6 +87,24 @@ TEST(Figures, EachProcessKeyIsReadIntoItsFigure) {
   }
 }
 
+// The exec-chain rule for every figure added over images (CPU and the kernel's
+// counters, which survive exec): an image that exec'd counts only when no
+// later image of its pid is recorded, so pid 1's chain (2, then 3 in all) is 3,
+// and with pid 2's 4 the run has 7, not 9.
+TEST(Figures, AddedOverImagesCountsAnExecChainOnce) {
+  for (const Figure& f : figures()) {
+    if (f.summed != Summed::kAddedOverImages || !f.process_keys[0]) continue;
+    std::string execd = process_line(1, f.process_keys[0], record_value(f, 2));
+    execd.replace(execd.find(R"("end":"exit")"), 12, R"("end":"exec")");
+    RunFigures run = run_of({execd, process_line(1, f.process_keys[0], record_value(f, 3)),
+                             process_line(2, f.process_keys[0], record_value(f, 4))});
+    EXPECT_DOUBLE_EQ(metric_of(run, f.metric), 7.0) << f.name;
+    // The exec'd image alone (its successor ran without the shim) counts.
+    RunFigures alone = run_of({execd});
+    EXPECT_DOUBLE_EQ(metric_of(alone, f.metric), 2.0) << f.name;
+  }
+}
+
 // Added figures add up over two processes; peaks and the largest take the
 // larger; a peak figure's tree key raises the run above both processes.
 TEST(Figures, SummedAsTheirRuleSays) {
