@@ -33,12 +33,13 @@ int command_compare(const Args& args) {
        "involuntary context switches), +io (MiB read and written: storage, read/write calls), "
        "+exit (how the runs ended)")
       ("fail-on", po::value(&fail_on),
-       "METRIC=PCT,...: exit with status 3 when a later file is significantly worse than the "
-       "first by more than PCT percent in METRIC (wall, cpu, size, resident, anon, heap, copied, "
-       "malloc, minor_faults, major_faults, voluntary_ctxsw, involuntary_ctxsw, read, write, "
-       "rchar, wchar), e.g. cpu=5%,resident=2%,malloc=0.5%; exit with status 5 when a gated figure "
-       "cannot be judged (an empty or missing file, an operation in one file only, no "
-       "successful run, too few runs for a verdict), one line each saying why and what to do")
+       ("METRIC=PCT,...: exit with status 3 when a later file is significantly worse than the "
+        "first by more than PCT percent in METRIC (" +
+        metric_name_list() +
+        "), e.g. cpu=5%,resident=2%,malloc=0.5%; exit with status 5 when a gated figure "
+        "cannot be judged (an empty or missing file, an operation in one file only, no "
+        "successful run, too few runs for a verdict), one line each saying why and what to do")
+           .c_str())
       ("allow-unjudged", po::bool_switch(&o.allow_unjudged),
        "with --fail-on: what cannot be judged passes (the lines are still printed)")
       ("sort", po::value(&sort), "order each test's operations by KEY (a METRIC as for "

@@ -90,9 +90,10 @@ int command_report(const Args& args) {
        "process heap peak), +faults (minor and major page faults), +ctxsw (voluntary and "
        "involuntary context switches), +io (MiB read and written: storage, read/write calls), "
        "+exit (how the runs ended)")
-      ("sort", po::value(&sort), "order each test's rows by KEY, largest first, and the tests by "
-       "their largest row: a METRIC as for compare --fail-on (wall, cpu, size, resident, "
-       "copied, malloc, minor_faults, read, ...)")
+      ("sort", po::value(&sort),
+       ("order each test's rows by KEY, largest first, and the tests by their largest row: " +
+        metric_name_list())
+           .c_str())
       ("include-failed", po::bool_switch(&o.include_failed),
        "count failed runs (exit status not 0, a signal, --timeout, interrupted) in the figures")
       ("strict", po::bool_switch(&o.strict), "stop at the first bad line (exit status 1)")

@@ -91,15 +91,46 @@ __attribute__((constructor(101))) void start(int argc, char** argv, char**) {
 
 namespace {
 
+// rchar and wchar: /proc/self/io adds the I/O of every child this process
+// reaped to its own, so it is read only where that adds nothing (no child
+// reaped: then it is exact, exited threads included); with children reaped
+// and one thread left, that thread's own file (thread-self) is exact unless
+// an earlier thread did I/O; otherwise they stay unknown (docs/counters.md).
+void read_call_bytes(uint64_t threads, KernelCounters* k) {
+  rusage children;
+  if (raw_getrusage(RUSAGE_CHILDREN, &children) != 0) return;
+  bool reaped = children.ru_minflt > 0;  // every child takes a few faults
+  if (reaped && threads != 1) return;
+  int fd = reaped ? open_thread_self_file("io") : open_proc_file(0, "io");
+  KernelCounters io;
+  if (read_io(fd, &io)) {
+    k->rchar = io.rchar;
+    k->wchar = io.wchar;
+    k->have_call_bytes = true;
+  }
+  if (fd >= 0) raw_close(fd);
+}
+
 void collect_final_figures(FinalFigures& f) {
   rusage usage;
+  KernelCounters& k = f.counters;
   if (raw_getrusage(RUSAGE_SELF, &usage) == 0) {
     f.cpu_user_ns = timeval_ns(usage.ru_utime);
     f.cpu_sys_ns = timeval_ns(usage.ru_stime);
+    k.minor_faults = uint64_t(usage.ru_minflt);
+    k.major_faults = uint64_t(usage.ru_majflt);
+    k.voluntary_ctxsw = uint64_t(usage.ru_nvcsw);
+    k.involuntary_ctxsw = uint64_t(usage.ru_nivcsw);
+    // The kernel's storage bytes in 512-byte blocks (task_io_get_inblock):
+    // this process's own, where /proc/self/io adds its reaped children's.
+    k.read_bytes = uint64_t(usage.ru_inblock) * 512;
+    k.write_bytes = uint64_t(usage.ru_oublock) * 512;
+    k.have_faults = k.have_ctxsw = k.have_storage = true;
   }
   int fd = open_proc_file(0, "status");
   read_status(fd, &f.peaks, &f.last);
   if (fd >= 0) raw_close(fd);
+  read_call_bytes(f.last.threads, &k);
   f.end_realtime_ns = realtime_ns();  // as late as the record allows
 }
 

@@ -129,6 +129,27 @@ RecordSource this_image() {
   return src;
 }
 
+FinalFigures final_figures_of(const ProcessWatch& w, uint64_t end_realtime_ns) {
+  FinalFigures f;
+  f.end_realtime_ns = end_realtime_ns;
+  f.cpu_user_ns = w.cpu.user_ns;
+  f.cpu_sys_ns = w.cpu.sys_ns;
+  f.peaks = w.kernel;
+  // stat's minflt and majflt and status's switches are the process's own (its
+  // I/O is not read: /proc/PID/io adds its reaped children's).
+  if (w.cpu.valid) {
+    f.counters.minor_faults = w.cpu.minor_faults;
+    f.counters.major_faults = w.cpu.major_faults;
+    f.counters.have_faults = true;
+  }
+  if (w.kernel.have_ctxsw) {
+    f.counters.voluntary_ctxsw = w.kernel.voluntary_ctxsw;
+    f.counters.involuntary_ctxsw = w.kernel.involuntary_ctxsw;
+    f.counters.have_ctxsw = true;
+  }
+  return f;
+}
+
 void compose_record(TextBuffer& out, const RecordSource& src, const FinalFigures& f,
                     const Ending& ending) {
   using namespace keys;
@@ -190,6 +211,12 @@ void compose_record(TextBuffer& out, const RecordSource& src, const FinalFigures
   out.field(kSampledRssPeak, sampled_rss);
   out.field(kSampledRssAnonPeak, sampled_anon);
   out.field(kSamples, load_relaxed(&sampled.samples));
+  const KernelCounters& k = f.counters;
+  if (k.have_faults) out.field(kMinorFaults, k.minor_faults), out.field(kMajorFaults, k.major_faults);
+  if (k.have_ctxsw)
+    out.field(kVoluntaryCtxsw, k.voluntary_ctxsw), out.field(kInvoluntaryCtxsw, k.involuntary_ctxsw);
+  if (k.have_storage) out.field(kReadBytes, k.read_bytes), out.field(kWriteBytes, k.write_bytes);
+  if (k.have_call_bytes) out.field(kRchar, k.rchar), out.field(kWchar, k.wchar);
   if (src.counted) out.field_fixed(kSamplerCpu, load_relaxed(&region->sampler_cpu_ns) / 1000, 6);
   out.field_string(kEnd, end_name(ending.kind));
   if (ending.kind == EndKind::kExit) {

@@ -12,6 +12,7 @@
 #include "proc_files.h"
 #include "atomics.h"
 #include "region.h"
+#include "sampling.h"
 #include "settings.h"
 #include "text_buffer.h"
 
@@ -42,7 +43,13 @@ struct FinalFigures {
   uint64_t cpu_sys_ns = 0;
   MemoryPeaks peaks;  // the kernel's VmPeak/VmHWM
   MemoryNow last;     // a last statm reading, folded into the sampled peaks
+  KernelCounters counters;  // faults, context switches, I/O: each group when read
 };
+
+// What a sampler knows of a process it watched to its end (its last stat and
+// status reads): the one way a record is made from outside the process (the
+// per-image sampler, the tree sampler, account watch).
+FinalFigures final_figures_of(const ProcessWatch& w, uint64_t end_realtime_ns);
 
 void compose_record(TextBuffer& out, const RecordSource& src, const FinalFigures& figures,
                     const Ending& ending);

@@ -57,11 +57,7 @@ void add_timeline_point(Region* r, const MemoryNow& now) {
 void record_death(ProcessWatch& w, Region* r) {
   Ending ending = classify_death(system_proc(), &w, Writer::kSampler);
   if (!claim_dead_image_record(r, g_settings, g_identity.pid, g_identity.start_realtime_ns)) return;
-  FinalFigures f;
-  f.end_realtime_ns = realtime_ns();
-  f.cpu_user_ns = w.cpu.user_ns;
-  f.cpu_sys_ns = w.cpu.sys_ns;
-  f.peaks = w.kernel;
+  FinalFigures f = final_figures_of(w, realtime_ns());
   store_relaxed(&r->sampler_cpu_ns, process_cpu_now_ns());
   RecordSource src = this_image();
   src.region = r;

@@ -28,7 +28,7 @@ function flush(   text, choices, m, list) {
   # "KEY=VALUE,...: ... (a, b, c) ...": a comma list of assignments whose keys
   # are the first parenthesized list; each choice is "key=".
   if (match(text, /^[A-Z]+=[A-Z]+,\.\.\.:/) &&
-      match(text, /\([a-z][a-z0-9-]*(, [a-z][a-z0-9-]*)+\)/)) {
+      match(text, /\([a-z][a-z0-9_-]*(, [a-z][a-z0-9_-]*)+\)/)) {
     choices = substr(text, RSTART + 1, RLENGTH - 2)
     gsub(/, /, "= ", choices)
     printf "%s\t%s\t%s\t%s\t%s\n", names, value, choices "=", term, desc
@@ -39,7 +39,7 @@ function flush(   text, choices, m, list) {
   gsub(/ +,/, ",", text); gsub(/  +/, " ", text); sub(/ +$/, "", text)
   choices = ""
   if (value != "none") {
-    word = "[+a-z][a-z0-9+-]*"
+    word = "[+a-z][a-z0-9_+-]*"
     if (match(text, "^'" word "'")) {
       choices = substr(text, 2, RLENGTH - 2)
     } else if (match(text, "^" word "(, " word ")*( or " word ")")  ||

@@ -16,10 +16,14 @@ std::optional<Metric> parse_metric(std::string_view name) {
   return std::nullopt;
 }
 
+std::string metric_name_list() {
+  std::string names;
+  for (const Figure& f : figures()) names += fmt::format("{}{}", names.empty() ? "" : ", ", f.name);
+  return names;
+}
+
 std::string unknown_metric(std::string_view name) {
-  std::string known;
-  for (const Figure& f : figures()) known += fmt::format("{}{}", known.empty() ? "" : ", ", f.name);
-  return fmt::format("unknown metric '{}' (known: {})", name, known);
+  return fmt::format("unknown metric '{}' (known: {})", name, metric_name_list());
 }
 
 bool metric_counted(const RunFigures& r, Metric m) {

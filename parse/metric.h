@@ -16,6 +16,8 @@ namespace account {
 /// nullopt otherwise.
 std::optional<Metric> parse_metric(std::string_view name);
 /// "unknown metric 'NAME' (known: wall, cpu, ...)".
+/// Every metric's name, in the registry's order: "wall, cpu, ...".
+std::string metric_name_list();
 std::string unknown_metric(std::string_view name);
 /// The name parse_metric takes.
 const char* metric_name(Metric m);

@@ -31,10 +31,12 @@ const char* read_uint(const char* p, uint64_t* out) {
 struct StatusField {
   const char* name;
   uint64_t* bytes;
+  uint64_t scale = 1024;  // status says kB; io and the switch counts are plain
   bool found = false;
 };
 
-// Fills each field from its line "Name:   1234 kB" of /proc/PID/status text in
+// Fills each field from its line "Name:   1234 kB" of /proc/PID/status text (or
+// "name: 1234" of io) in
 // one pass, which stops at the last field wanted (a shim pays for this read at
 // every image's end). Returns whether every field was found.
 template <int N>
@@ -49,7 +51,7 @@ bool read_status_fields(const char* text, StatusField (&fields)[N]) {
       if (*n || *p != ':') continue;
       uint64_t kb;
       if (read_uint(skip_spaces(p + 1), &kb)) {
-        *f.bytes = kb * 1024;
+        *f.bytes = kb * f.scale;
         f.found = true;
         --left;
       }
@@ -100,8 +102,13 @@ bool parse_statm(const char* text, MemoryNow* out) {
 }
 
 bool parse_status_peaks(const char* text, MemoryPeaks* out) {
-  StatusField fields[] = {{"VmPeak", &out->vm_peak_bytes}, {"VmHWM", &out->rss_peak_bytes}};
-  out->valid = read_status_fields(text, fields);
+  StatusField fields[] = {{"VmPeak", &out->vm_peak_bytes},
+                          {"VmHWM", &out->rss_peak_bytes},
+                          {"voluntary_ctxt_switches", &out->voluntary_ctxsw, 1},
+                          {"nonvoluntary_ctxt_switches", &out->involuntary_ctxsw, 1}};
+  read_status_fields(text, fields);
+  out->valid = fields[0].found && fields[1].found;
+  out->have_ctxsw = fields[2].found && fields[3].found;
   return out->valid;
 }
 
@@ -124,7 +131,8 @@ bool parse_status(const char* text, MemoryPeaks* peaks, MemoryNow* now) {
                           {"VmSize", &now->size_bytes},
                           {"VmRSS", &now->resident_bytes},
                           {"RssFile", &file},
-                          {"RssShmem", &shmem}};
+                          {"RssShmem", &shmem},
+                          {"Threads", &now->threads, 1}};
   read_status_fields(text, fields);
   peaks->valid = fields[0].found && fields[1].found;
   if (fields[2].found && fields[3].found) now->shared_bytes = file + shmem;
@@ -169,16 +177,30 @@ bool parse_stat(const char* text, CpuAndExit* out) {
   out->exit_code = field >= 52 ? int(values[52]) : 0;
   out->start_ticks = values[22];
   out->exit_signal = int(values[38]);
+  out->minor_faults = values[10];
+  out->major_faults = values[12];
   out->valid = true;
   return true;
 }
 
-int open_proc_file(pid_t pid, const char* name) {
+bool parse_io(const char* text, KernelCounters* out) {
+  StatusField fields[] = {{"rchar", &out->rchar, 1},
+                          {"wchar", &out->wchar, 1},
+                          {"read_bytes", &out->read_bytes, 1},
+                          {"write_bytes", &out->write_bytes, 1}};
+  bool all = read_status_fields(text, fields);
+  out->have_call_bytes = out->have_storage = all;
+  return all;
+}
+
+namespace {
+// /proc/<dir>/<name> (dir: "self", "thread-self" or a pid), opened read-only.
+int open_proc_path(const char* dir, pid_t pid, const char* name) {
   char path[64];
   char* p = path;
   for (const char* s = "/proc/"; *s;) *p++ = *s++;
-  if (pid == 0) {
-    for (const char* s = "self"; *s;) *p++ = *s++;
+  if (dir) {
+    while (*dir) *p++ = *dir++;
   } else {
     put_decimal(p, static_cast<unsigned long>(pid));
   }
@@ -188,6 +210,13 @@ int open_proc_file(pid_t pid, const char* name) {
   int fd = raw_open(path, O_RDONLY | O_CLOEXEC);
   return fd_above_stdio(fd < 0 ? -1 : fd);
 }
+}  // namespace
+
+int open_proc_file(pid_t pid, const char* name) {
+  return open_proc_path(pid == 0 ? "self" : nullptr, pid, name);
+}
+
+int open_thread_self_file(const char* name) { return open_proc_path("thread-self", 0, name); }
 
 int fd_above_stdio(int fd) {
   if (fd < 0 || fd > 2) return fd;
@@ -214,6 +243,11 @@ bool read_status(int fd, MemoryPeaks* peaks, MemoryNow* now) {
 bool read_stat(int fd, CpuAndExit* out) {
   char buf[1024];
   return pread_text(fd, buf, sizeof buf) > 0 && parse_stat(buf, out);
+}
+
+bool read_io(int fd, KernelCounters* out) {
+  char buf[512];
+  return pread_text(fd, buf, sizeof buf) > 0 && parse_io(buf, out);
 }
 
 bool parse_loadavg_last_pid(const char* text, uint64_t* out) {

@@ -13,6 +13,7 @@ struct MemoryNow {  // /proc/PID/statm
   uint64_t size_bytes = 0;
   uint64_t resident_bytes = 0;
   uint64_t shared_bytes = 0;  // resident pages backed by a file or shared memory
+  uint64_t threads = 0;       // status's Threads (statm has none): 0 when not read
   // Resident anonymous memory: what the program allocated rather than mapped.
   uint64_t anon_bytes() const {
     return resident_bytes > shared_bytes ? resident_bytes - shared_bytes : 0;
@@ -23,6 +24,10 @@ struct MemoryPeaks {  // /proc/PID/status
   uint64_t vm_peak_bytes = 0;
   uint64_t rss_peak_bytes = 0;
   bool valid = false;
+  // Read with the peaks from outside (the samplers' status reads); a zombie
+  // still has them.
+  uint64_t voluntary_ctxsw = 0, involuntary_ctxsw = 0;
+  bool have_ctxsw = false;
 };
 
 struct CpuAndExit {  // /proc/PID/stat
@@ -37,8 +42,23 @@ struct CpuAndExit {  // /proc/PID/stat
   int ppid = 0;
   uint64_t start_ticks = 0;  // field 22: clock ticks after boot when it started
   int exit_signal = 0;       // field 38: 0 for a clone child nobody is told about
+  uint64_t minor_faults = 0;  // field 10 (minflt)
+  uint64_t major_faults = 0;  // field 12 (majflt)
   char comm[16] = {};        // field 2: the program's name (a zombie still has it)
   bool valid = false;
+};
+
+// The kernel's per-process counters (docs/counters.md): from getrusage in the
+// process itself, or from /proc/PID/stat, status and io from outside. Each
+// group is recorded only when it was read.
+struct KernelCounters {
+  uint64_t minor_faults = 0, major_faults = 0;
+  uint64_t voluntary_ctxsw = 0, involuntary_ctxsw = 0;
+  uint64_t read_bytes = 0, write_bytes = 0;  // from and to storage
+  uint64_t rchar = 0, wchar = 0;             // through read- and write-like calls
+  bool have_faults = false, have_ctxsw = false;
+  bool have_storage = false;     // read_bytes, write_bytes
+  bool have_call_bytes = false;  // rchar, wchar
 };
 
 // Reads the whole file at fd from offset 0 into buf (NUL-terminated); returns the
@@ -46,6 +66,7 @@ struct CpuAndExit {  // /proc/PID/stat
 ssize_t pread_text(int fd, char* buf, size_t cap);
 
 bool parse_statm(const char* text, MemoryNow* out);
+// VmPeak and VmHWM (valid), and the context switches (have_ctxsw).
 bool parse_status_peaks(const char* text, MemoryPeaks* out);
 // The current figures from status (VmSize, VmRSS, RssFile + RssShmem): what
 // statm says, so one read of status gives both the peaks and the present.
@@ -53,6 +74,10 @@ bool parse_status_now(const char* text, MemoryNow* out);
 // Both of the above in one pass over the text.
 bool parse_status(const char* text, MemoryPeaks* peaks, MemoryNow* now);
 bool parse_stat(const char* text, CpuAndExit* out);
+// /proc/PID/io: rchar, wchar (have_call_bytes), read_bytes, write_bytes
+// (have_storage). A process's file adds the I/O of the children it reaped.
+bool parse_io(const char* text, KernelCounters* out);
+
 // The last pid handed out in this pid namespace, /proc/loadavg's last field
 // ("0.10 0.20 0.30 2/150 12345"). Every fork and every new thread anywhere
 // in the namespace (or below it) moves it.
@@ -65,12 +90,16 @@ int fd_above_stdio(int fd);
 
 // Opens /proc/<pid>/<name> (pid 0: self) read-only, close-on-exec.
 int open_proc_file(pid_t pid, const char* name);
+// Opens /proc/thread-self/<name>: the calling thread's own.
+int open_thread_self_file(const char* name);
 
 bool read_statm(int fd, MemoryNow* out);
 bool read_status_peaks(int fd, MemoryPeaks* out);
 // Peaks and present from one read of status.
 bool read_status(int fd, MemoryPeaks* peaks, MemoryNow* now);
 bool read_stat(int fd, CpuAndExit* out);
+bool read_io(int fd, KernelCounters* out);
+
 bool read_loadavg_last_pid(int fd, uint64_t* out);
 
 }  // namespace account

@@ -593,11 +593,7 @@ void TreeSampler::write_death_record(const ImageInfo& info, const Region* region
                                      const SharedTimeline* timeline,
                                      const BacktraceStore* backtraces, const Proc& proc,
                                      const Ending& ending) {
-  FinalFigures f;
-  f.end_realtime_ns = realtime_now_ns();
-  f.cpu_user_ns = proc.watch.cpu.user_ns;
-  f.cpu_sys_ns = proc.watch.cpu.sys_ns;
-  f.peaks = proc.watch.kernel;
+  FinalFigures f = final_figures_of(proc.watch, realtime_now_ns());
   RecordSource src;
   src.identity = &info.identity;
   src.settings = &info.settings;

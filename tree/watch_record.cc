@@ -15,11 +15,7 @@ std::string compose_watch_record(const ImageInfo& info, const Region* region,
   src.timeline = timeline;
   src.counted = false;
   src.watch_start_ns = watch_start_ns;
-  FinalFigures f;
-  f.end_realtime_ns = end_realtime_ns;
-  f.cpu_user_ns = w.cpu.user_ns;
-  f.cpu_sys_ns = w.cpu.sys_ns;
-  f.peaks = w.kernel;
+  FinalFigures f = final_figures_of(w, end_realtime_ns);
   std::string line(record_capacity(src), '\0');
   TextBuffer out(line.data(), line.size());
   compose_record(out, src, f, ending);

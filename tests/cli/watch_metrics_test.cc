@@ -462,13 +462,20 @@ TEST(WatchPush, APushgatewayHoldsTheWatchsMetrics) {
   // After the end: the final push holds account export's figures of the records.
   std::map<std::string, double> pushed = samples_of(http_get(gateway.port(), "/metrics"));
   std::map<std::string, double> exported = samples_of(export_openmetrics(dir.file("p.jsonl")));
-  // Six figures of the one run and account_failed_runs (0 here): no copied or
-  // malloc, which nothing counted in a watched process (unknown, not 0).
-  ASSERT_EQ(exported.size(), 7u);
+  // Six figures of the one run, the four counters a watch reads from stat and
+  // status (faults, context switches) and account_failed_runs (0 here): no
+  // copied or malloc, which nothing counted in a watched process, and no I/O
+  // bytes, which a watch does not read (unknown, not 0).
+  ASSERT_EQ(exported.size(), 11u);
   for (const auto& [sample, value] : exported) {
     EXPECT_NE(sample.rfind("account_copied_bytes{", 0), 0u) << sample;
     EXPECT_NE(sample.rfind("account_malloc_bytes{", 0), 0u) << sample;
+    EXPECT_NE(sample.rfind("account_write_bytes{", 0), 0u) << sample;
   }
+  size_t faults = 0;
+  for (const auto& [sample, value] : exported)
+    faults += sample.rfind("account_minor_faults{", 0) == 0 && value > 0;
+  EXPECT_EQ(faults, 1u);
   for (const auto& [sample, value] : exported) {
     std::string name = sample.substr(0, sample.find('{'));
     std::string key = name + "{" + group + "}";

@@ -313,6 +313,45 @@ TEST(SchemaRoundTrip, ProcessRecordEveryEnding) {
   }
 }
 
+// The kernel's counters: each group written when it was read, after samples,
+// and read back as the same numbers; a group not read is no key at all.
+TEST(SchemaRoundTrip, KernelCountersByGroup) {
+  Image image;
+  FinalFigures f = figures();
+  KernelCounters& k = f.counters;
+  k.minor_faults = 1234, k.major_faults = 5, k.have_faults = true;
+  k.voluntary_ctxsw = 120, k.involuntary_ctxsw = 3, k.have_ctxsw = true;
+  k.read_bytes = 4096, k.write_bytes = 8388608, k.have_storage = true;
+  k.rchar = 18446744073709551615ull, k.wchar = 0, k.have_call_bytes = true;
+  std::string line = compose(image.source(), f, ending(EndKind::kExit, 0));
+  expect_one_line(line);
+  std::vector<std::string> want = process_keys(Shape{.end_key = "exit_code"});
+  auto at = std::find(want.begin(), want.end(), "samples") + 1;
+  want.insert(at, {"minor_faults", "major_faults", "voluntary_ctxsw", "involuntary_ctxsw",
+                   "read_bytes", "write_bytes", "rchar", "wchar"});
+  EXPECT_EQ(keys_of(raw(line)), want) << line;
+  ProcessRecord p = parse_as<ProcessRecord>(line);
+  EXPECT_EQ(p.minor_faults, 1234u);
+  EXPECT_EQ(p.major_faults, 5u);
+  EXPECT_EQ(p.voluntary_ctxsw, 120u);
+  EXPECT_EQ(p.involuntary_ctxsw, 3u);
+  EXPECT_EQ(p.read_bytes, 4096u);
+  EXPECT_EQ(p.write_bytes, 8388608u);
+  EXPECT_EQ(p.rchar, 18446744073709551615ull);
+  EXPECT_EQ(p.wchar, 0u);
+
+  // Only the faults read (a sampler's record from stat): the rest absent, unknown.
+  FinalFigures faults_only = figures();
+  faults_only.counters.minor_faults = 7, faults_only.counters.have_faults = true;
+  ProcessRecord q = parse_as<ProcessRecord>(
+      compose(image.source(), faults_only, ending(EndKind::kKilled, 9, Writer::kSampler)));
+  EXPECT_EQ(q.minor_faults, 7u);
+  EXPECT_EQ(q.major_faults, 0u);
+  EXPECT_FALSE(q.voluntary_ctxsw);
+  EXPECT_FALSE(q.read_bytes);
+  EXPECT_FALSE(q.rchar);
+}
+
 TEST(SchemaRoundTrip, ProcessRecordWrittenByWatch) {
   Image image;
   RecordSource src = image.source();

@@ -81,6 +81,10 @@ TEST(ProcFiles, ParsesStatWithAwkwardCommand) {
       text += " 123456";
     else if (field == 38)
       text += " 17";
+    else if (field == 10)
+      text += " 321";
+    else if (field == 12)
+      text += " 6";
     else
       text += " 0";
   }
@@ -96,7 +100,47 @@ TEST(ProcFiles, ParsesStatWithAwkwardCommand) {
   EXPECT_EQ(c.exit_code, 9);
   EXPECT_EQ(c.start_ticks, 123456u);
   EXPECT_EQ(c.exit_signal, 17);
+  EXPECT_EQ(c.minor_faults, 321u);
+  EXPECT_EQ(c.major_faults, 6u);
   EXPECT_STREQ(c.comm, "a) b (c)");
+}
+
+TEST(ProcFiles, ParsesIoAndTheContextSwitchesOfStatus) {
+  // Linux's /proc/PID/io, whole.
+  KernelCounters k;
+  ASSERT_TRUE(parse_io("rchar: 8397824\nwchar: 8388701\nsyscr: 13\nsyscw: 8\n"
+                       "read_bytes: 4096\nwrite_bytes: 8388608\ncancelled_write_bytes: 0\n",
+                       &k));
+  EXPECT_TRUE(k.have_call_bytes);
+  EXPECT_TRUE(k.have_storage);
+  EXPECT_EQ(k.rchar, 8397824u);
+  EXPECT_EQ(k.wchar, 8388701u);
+  EXPECT_EQ(k.read_bytes, 4096u);
+  EXPECT_EQ(k.write_bytes, 8388608u);
+  // A kernel without task I/O accounting has no such lines.
+  KernelCounters none;
+  EXPECT_FALSE(parse_io("", &none));
+  EXPECT_FALSE(none.have_call_bytes);
+
+  // The switches come with the peaks; a zombie has them without the peaks.
+  MemoryPeaks peaks;
+  EXPECT_TRUE(parse_status_peaks("VmPeak:\t 8 kB\nVmHWM:\t 4 kB\nThreads:\t3\n"
+                                 "voluntary_ctxt_switches:\t120\nnonvoluntary_ctxt_switches:\t3\n",
+                                 &peaks));
+  EXPECT_TRUE(peaks.have_ctxsw);
+  EXPECT_EQ(peaks.voluntary_ctxsw, 120u);
+  EXPECT_EQ(peaks.involuntary_ctxsw, 3u);
+  MemoryPeaks zombie;
+  EXPECT_FALSE(parse_status_peaks("State:\tZ (zombie)\nvoluntary_ctxt_switches:\t5\n"
+                                  "nonvoluntary_ctxt_switches:\t1\n",
+                                  &zombie));
+  EXPECT_TRUE(zombie.have_ctxsw);
+  EXPECT_EQ(zombie.voluntary_ctxsw, 5u);
+  // status's Threads, read with the peaks and the present.
+  MemoryPeaks p;
+  MemoryNow m;
+  parse_status("VmPeak:\t 8 kB\nVmHWM:\t 4 kB\nThreads:\t3\n", &p, &m);
+  EXPECT_EQ(m.threads, 3u);
 }
 
 TEST(ProcFiles, ParsesTheLastPidOfLoadavg) {
