@@ -48,7 +48,8 @@
 #include "store.h"
 #include "tree_sampler.h"
 #include "values.h"
-#include "wall_clock.h"
+#include "clock.h"
+#include "sampling.h"
 
 extern char** environ;
 
@@ -77,7 +78,7 @@ struct RunOptions {
   std::string test, op, output, backtrace_min, prepare;
   // As typed: checked by check_values, never wrapped by an unsigned parse.
   std::string interval_text, timeout_text, repeat_text, kill_after_text;
-  unsigned interval_ms = 5;
+  unsigned interval_ms = kDefaultIntervalMs;
   bool timeline = false;
   double timeout_s = 0;  // 0: none
   double kill_after_s = 5;
@@ -99,7 +100,7 @@ po::options_description run_options(RunOptions& o) {
       "op", po::value(&o.op), "operation label copied into every record (ACCOUNT_OP)")(
       "output,o", po::value(&o.output),
       "append records to FILE (default: a temporary file, removed after the summary)")(
-      "interval", po::value(&o.interval_text)->default_value("5"),
+      "interval", po::value(&o.interval_text)->default_value(std::to_string(kDefaultIntervalMs)),
       "sampling interval in milliseconds, 0-1000 (0: no per-process sampler); a tick may "
       "come up to one interval, at most 5 ms, late")(
       "backtrace-min", po::value(&o.backtrace_min),

@@ -16,6 +16,7 @@
 #include "settings.h"
 #include "tree_watch.h"
 #include "watch_metrics.h"
+#include "sampling.h"
 
 namespace account {
 
@@ -26,7 +27,7 @@ namespace {
 struct WatchOptions {
   int pid = 0;
   std::string output, test, op;
-  unsigned interval_ms = 5;
+  unsigned interval_ms = kDefaultIntervalMs;
   bool timeline = false;
   unsigned timeline_points = 2048;
   // As typed: checked below, never wrapped by an unsigned parse.
@@ -114,7 +115,7 @@ int command_watch(const Args& args) {
   desc.add_options()("help,h", "this help")("pid,p", po::value(&o.pid_text)->required(),
                                             "the process to watch")(
       "output,o", po::value(&o.output), "append the record to FILE (default: standard output)")(
-      "interval", po::value(&o.interval_text)->default_value("5"),
+      "interval", po::value(&o.interval_text)->default_value(std::to_string(kDefaultIntervalMs)),
       "sampling interval, 1-1000 ms (a tick may come up to one interval, at most 5 ms, late)")(
       "timeline", po::bool_switch(&o.timeline), "keep the sampled time series in the record")(
       "timeline-points", po::value(&o.timeline_points_text)->default_value("2048"),

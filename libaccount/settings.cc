@@ -204,12 +204,4 @@ void restart_identity_after_fork() {
   mark_image_start();
 }
 
-uint64_t realtime_ns() {
-  return raw_clock_ns(CLOCK_REALTIME);
-}
-
-uint64_t monotonic_ns() {
-  return raw_clock_ns(CLOCK_MONOTONIC);
-}
-
 }  // namespace account

@@ -6,6 +6,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "clock.h"
+#include "sampling.h"  // kDefaultIntervalMs
+
 namespace account {
 
 constexpr size_t kPathCapacity = 4096;
@@ -21,7 +24,7 @@ struct Settings {
   bool timeline = false;
   bool record_argv = true;
   bool libc_copies = true;  // ACCOUNT_LIBC_COPIES: count the copies libc makes internally
-  uint32_t sample_ms = 5;   // 0: no sampler
+  uint32_t sample_ms = kDefaultIntervalMs;   // 0: no sampler
   uint32_t timeline_points = 2048;
   uint32_t backtrace_depth = 32;
   uint64_t backtrace_min = 0;  // 0: off
@@ -89,8 +92,6 @@ void copy_string(char* dst, size_t cap, const char* src);
 // getenv(3) by a walk over environ: async-signal-safe, and no libc code touched.
 const char* find_env(const char* name);
 
-uint64_t realtime_ns();
-uint64_t monotonic_ns();
 
 // One line "account: <message>\n" on stderr, in a single write.
 void warn(const char* a, const char* b = nullptr, const char* c = nullptr, const char* d = nullptr,

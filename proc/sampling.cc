@@ -58,27 +58,15 @@ Ending classify_death(ProcReader& proc, ProcessWatch* w, Writer writer) {
   return ending_from_wait_status(known, status, writer);
 }
 
-uint64_t monotonic_now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
-
 uint64_t process_cpu_now_ns() {
   timespec ts;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
 }
 
-uint64_t realtime_now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
-
 Ticker::Ticker(uint32_t interval_ms, bool at_once)
     : interval_ns_(uint64_t(interval_ms ? interval_ms : 1) * 1000000ull),
-      next_ns_(monotonic_now_ns() + (at_once ? 0 : interval_ns_)),
+      next_ns_(monotonic_ns() + (at_once ? 0 : interval_ns_)),
       lateness_ns_(interval_ns_ < kTickLatenessMaxMs * 1000000ull
                        ? interval_ns_
                        : kTickLatenessMaxMs * 1000000ull) {}
@@ -93,13 +81,13 @@ int Ticker::wait(pollfd* fds, nfds_t nfds) {
 }
 
 int Ticker::timeout_ms() const {
-  uint64_t now = monotonic_now_ns();
+  uint64_t now = monotonic_ns();
   if (now >= next_ns_) return 0;
   return int((next_ns_ - now + 999999) / 1000000);
 }
 
 bool Ticker::due() {
-  uint64_t now = monotonic_now_ns();
+  uint64_t now = monotonic_ns();
   if (now < next_ns_) return false;
   // From when this tick came, not when it was due: a tick that came late
   // leaves the next a whole interval, not the rest of one.

@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <stdint.h>
 
+#include "clock.h"
 #include "ending.h"
 #include "proc_reader.h"
 
@@ -89,10 +90,11 @@ class Ticker {
   bool slack_set_ = false;
 };
 
+// The sampling interval when none is given (ACCOUNT_SAMPLE_MS, --interval):
+// the design's 5-10 ms tick, with a tick up to this late.
+constexpr uint32_t kDefaultIntervalMs = 5;
 constexpr uint32_t kTickLatenessMaxMs = 5;
 
-uint64_t monotonic_now_ns();
-uint64_t realtime_now_ns();
 // The CPU this process has used, all its threads (CLOCK_PROCESS_CPUTIME_ID).
 uint64_t process_cpu_now_ns();
 

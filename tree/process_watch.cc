@@ -51,11 +51,11 @@ std::optional<WatchOutcome> watch_process(const WatchRequest& request, std::stri
   }
 
   WatchOutcome outcome;
-  uint64_t watch_start_ns = realtime_now_ns();
-  uint64_t watch_start_mono = monotonic_now_ns();
+  uint64_t watch_start_ns = realtime_ns();
+  uint64_t watch_start_mono = monotonic_ns();
   // The record as of now, with the CPU and kernel peaks last read.
   auto compose = [&](const Ending& ending) {
-    uint64_t end_ns = realtime_now_ns();
+    uint64_t end_ns = realtime_ns();
     outcome.seconds = double(end_ns - watch_start_ns) / 1e9;
     return compose_watch_record(*info, region.get(), timeline, watch_start_ns, w, ending, end_ns);
   };
@@ -84,7 +84,7 @@ std::optional<WatchOutcome> watch_process(const WatchRequest& request, std::stri
     if (!sample_tick(proc, &w, &region->sampled, &now)) continue;
     if (timeline) {
       TimelinePoint p{};
-      p.t_us = (monotonic_now_ns() - watch_start_mono) / 1000;
+      p.t_us = (monotonic_ns() - watch_start_mono) / 1000;
       p.size_bytes = now.size_bytes;
       p.rss_bytes = now.resident_bytes;
       timeline_add(&timeline->state, timeline->points, p);

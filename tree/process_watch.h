@@ -11,12 +11,14 @@
 #include <optional>
 #include <string>
 
+#include "sampling.h"  // kDefaultIntervalMs
+
 namespace account {
 
 struct WatchRequest {
   pid_t pid = 0;
   std::string test, op;
-  unsigned interval_ms = 5;
+  unsigned interval_ms = kDefaultIntervalMs;
   bool timeline = false;
   unsigned timeline_points = 2048;
   int stop_fd = -1;  ///< readable: stop watching (Ctrl-C); the record says "running"

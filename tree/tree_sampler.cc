@@ -76,7 +76,7 @@ void add_timeline_point(ImageFileView& v, const MemoryNow& now) {
   Totals t = sum_slots(r);
   TimelinePoint point{};
   uint64_t started = load_relaxed(&info->start_monotonic_ns);
-  uint64_t now_ns = monotonic_now_ns();
+  uint64_t now_ns = monotonic_ns();
   point.t_us = now_ns > started ? (now_ns - started) / 1000 : 0;
   point.size_bytes = now.size_bytes;
   point.rss_bytes = now.resident_bytes;
@@ -515,9 +515,9 @@ bool TreeSampler::sample(pid_t pid, Proc* p, SampledPeaks* peaks, MemoryNow* now
 namespace {
 
 // The image file's name holds its start on CLOCK_MONOTONIC.
-uint64_t realtime_of_monotonic(uint64_t monotonic_ns) {
-  uint64_t now_mono = monotonic_now_ns(), now_real = realtime_now_ns();
-  return monotonic_ns < now_mono ? now_real - (now_mono - monotonic_ns) : now_real;
+uint64_t realtime_of_monotonic(uint64_t start_monotonic_ns) {
+  uint64_t now_mono = monotonic_ns(), now_real = realtime_ns();
+  return start_monotonic_ns < now_mono ? now_real - (now_mono - start_monotonic_ns) : now_real;
 }
 
 }  // namespace
@@ -593,7 +593,7 @@ void TreeSampler::write_death_record(const ImageInfo& info, const Region* region
                                      const SharedTimeline* timeline,
                                      const BacktraceStore* backtraces, const Proc& proc,
                                      const Ending& ending) {
-  FinalFigures f = final_figures_of(proc.watch, realtime_now_ns());
+  FinalFigures f = final_figures_of(proc.watch, realtime_ns());
   RecordSource src;
   src.identity = &info.identity;
   src.settings = &info.settings;

@@ -39,9 +39,9 @@ class Watcher : public TreeObserver {
     image = Image{};
     image.info = std::make_unique<ImageInfo>();
     Identity& id = image.info->identity;
-    image.first_seen_mono = monotonic_now_ns();  // before /proc is read
+    image.first_seen_mono = monotonic_ns();  // before /proc is read
     read_identity(pid, w.cpu, &id);
-    if (exec) id.start_realtime_ns = realtime_now_ns();  // the new image starts now
+    if (exec) id.start_realtime_ns = realtime_ns();  // the new image starts now
     if (id.argc == 0) {
       // A zombie (or a process in the middle of an exec) shows no argv; a
       // child that has not exec'd runs its parent's program; after an exec
@@ -80,7 +80,7 @@ class Watcher : public TreeObserver {
     if (it == images_.end() || it->second.timeline_storage.empty()) return;
     auto* t = reinterpret_cast<SharedTimeline*>(it->second.timeline_storage.data());
     TimelinePoint p{};
-    p.t_us = (monotonic_now_ns() - it->second.first_seen_mono) / 1000;
+    p.t_us = (monotonic_ns() - it->second.first_seen_mono) / 1000;
     p.size_bytes = now.size_bytes;
     p.rss_bytes = now.resident_bytes;
     timeline_add(&t->state, t->points, p);
@@ -100,7 +100,7 @@ class Watcher : public TreeObserver {
     }
     if (ending.kind != EndKind::kExec && ending.kind != EndKind::kRunning) {
       census_.ended(pid);
-      last_end_ns_ = realtime_now_ns();
+      last_end_ns_ = realtime_ns();
     }
     if (ending.kind == EndKind::kRunning) ++left_running_;
     if (pid == request_.pid && ending.kind != EndKind::kExec && ending.kind != EndKind::kRunning) {
@@ -164,7 +164,7 @@ class Watcher : public TreeObserver {
             ? nullptr
             : reinterpret_cast<const SharedTimeline*>(image.timeline_storage.data());
     return compose_watch_record(*image.info, region_.get(), timeline, watch_start_ns_, w, ending,
-                                realtime_now_ns());
+                                realtime_ns());
   }
 
   const TreeWatchRequest& request_;
@@ -240,7 +240,7 @@ std::optional<TreeWatchOutcome> watch_tree(const TreeWatchRequest& request, std:
   }
   close(rootfd);
 
-  uint64_t watch_start_ns = realtime_now_ns();
+  uint64_t watch_start_ns = realtime_ns();
   TreeCensus census(loadavg_last_pid());
   Watcher watcher(request, census, watch_start_ns);
   TreeSampler sampler(request.pid);
@@ -287,7 +287,7 @@ std::optional<TreeWatchOutcome> watch_tree(const TreeWatchRequest& request, std:
         sampler.report_running();
         std::string records = watcher.take_running_records();
         TreeFigures so_far;
-        records += tree_record(request, watch_start_ns, realtime_now_ns(), sampler, census, watcher,
+        records += tree_record(request, watch_start_ns, realtime_ns(), sampler, census, watcher,
                                events.get(), &so_far);
         request.snapshot(records);
       }
@@ -296,7 +296,7 @@ std::optional<TreeWatchOutcome> watch_tree(const TreeWatchRequest& request, std:
   drain();
   sampler.stop_watching();  // what still runs: "running" records
 
-  uint64_t end_ns = realtime_now_ns();
+  uint64_t end_ns = realtime_ns();
   TreeFigures tree;
   std::string line =
       tree_record(request, watch_start_ns, end_ns, sampler, census, watcher, events.get(), &tree);

@@ -14,12 +14,14 @@
 #include <string>
 #include <vector>
 
+#include "sampling.h"  // kDefaultIntervalMs
+
 namespace account {
 
 struct TreeWatchRequest {
   pid_t pid = 0;  ///< the root
   std::string test, op;
-  unsigned interval_ms = 5;
+  unsigned interval_ms = kDefaultIntervalMs;
   bool timeline = false;
   unsigned timeline_points = 2048;
   /// The watch ends when the root ends (what still runs is recorded as
