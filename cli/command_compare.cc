@@ -11,6 +11,7 @@
 #include "commands/compare.h"
 #include "file_options.h"
 #include "output_file.h"
+#include "run_end.h"
 
 namespace account {
 
@@ -46,7 +47,7 @@ int command_compare(const Args& args) {
        "--fail-on), largest first (the largest of the files' figures), and the tests by their "
        "largest operation")
       ("include-failed", po::bool_switch(&o.include_failed),
-       "count failed runs (exit status not 0, a signal, --timeout, interrupted) in the figures")
+       (std::string("count failed runs (") + kFailedRunsAre + ") in the figures").c_str())
       ("strict", po::bool_switch(&o.strict), "stop at the first bad line (exit status 1)");
   // clang-format on
   po::variables_map vm = parse_with_files(args, d, &o.files);

@@ -15,6 +15,7 @@
 #include "formats/html_report.h"
 #include "formats/registry.h"
 #include "output_file.h"
+#include "run_end.h"
 
 namespace account {
 
@@ -95,7 +96,7 @@ int command_report(const Args& args) {
         metric_name_list())
            .c_str())
       ("include-failed", po::bool_switch(&o.include_failed),
-       "count failed runs (exit status not 0, a signal, --timeout, interrupted) in the figures")
+       (std::string("count failed runs (") + kFailedRunsAre + ") in the figures").c_str())
       ("strict", po::bool_switch(&o.strict), "stop at the first bad line (exit status 1)")
       ("backtraces", po::bool_switch(&backtraces),
        "the large-allocation call stacks (ACCOUNT_BACKTRACE_MIN) per operation and process, "

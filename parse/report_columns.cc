@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "comma_list.h"
+#include "run_end.h"
 
 namespace account {
 
@@ -151,11 +152,9 @@ LabelledOperations labelled(const std::vector<Operation>& ops) {
 
 void add_failed_note(Table& t, bool include_failed, const LabelledOperations& ops) {
   t.notes.push_back(
-      include_failed
-          ? "Exit: failed runs (exit status not 0, a signal, --timeout, interrupted) are "
-            "counted in the figures and Runs (--include-failed)."
-          : "Exit: failed runs (exit status not 0, a signal, --timeout, interrupted) are left "
-            "out of the figures and Runs; --include-failed counts them.");
+      fmt::format("Exit: failed runs ({}) are {}", kFailedRunsAre,
+                  include_failed ? "counted in the figures and Runs (--include-failed)."
+                                 : "left out of the figures and Runs; --include-failed counts them."));
   for (const auto& [label, o] : ops) {
     size_t failed = failed_runs(*o), all = o->runs.size();
     if (failed == 0) continue;

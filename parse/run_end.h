@@ -10,6 +10,10 @@
 
 namespace account {
 
+/// What a failed run is, in the words every output uses.
+inline constexpr char kFailedRunsAre[] =
+    "exit status not 0, a signal other than its stop signal, --timeout, interrupted";
+
 struct RunEnd {
   enum class How { kUnknown, kExit, kSignal, kStopped, kKilled, kAborted, kInterrupted };
   How how = How::kUnknown;

@@ -11,6 +11,7 @@
 #include "figures.h"
 #include "formats/exporter.h"
 #include "metric.h"
+#include "run_end.h"
 
 namespace account {
 
@@ -48,8 +49,7 @@ std::vector<Family> families() {
   out.push_back({"account_processes", "", "Process records of a run",
                  [](const RunFigures& f, size_t, size_t) { return double(f.processes); }});
   out.push_back({"account_failed_runs", "",
-                 "Runs that failed (exit status not 0, a signal not their stop signal, --timeout, "
-                 "interrupted), left out of the figures",
+                 std::string("Runs that failed (") + kFailedRunsAre + "), left out of the figures",
                  [](const RunFigures&, size_t, size_t failed) { return double(failed); }, false});
   return out;
 }

@@ -27,7 +27,7 @@ ReportOptions failed(Format format = Format::kTable) {
 }
 
 const char* kNote =
-    "Exit: failed runs (exit status not 0, a signal, --timeout, interrupted) are left out of the "
+    "Exit: failed runs (exit status not 0, a signal other than its stop signal, --timeout, interrupted) are left out of the "
     "figures and Runs; --include-failed counts them.\n";
 
 TEST(FailedRuns, MarkedInTheTableAndLeftOutOfTheMedian) {

@@ -237,7 +237,7 @@ TEST(HtmlReport, ThePageShowsTheTablesFootnotes) {
   Outcome failed = page_of(data_path("failed.jsonl"));
   EXPECT_EQ(footnotes_of(failed.out),
             (std::vector<std::string>{
-                "Exit: failed runs (exit status not 0, a signal, --timeout, interrupted) are left "
+                "Exit: failed runs (exit status not 0, a signal other than its stop signal, --timeout, interrupted) are left "
                 "out of the figures and Runs; --include-failed counts them.",
                 "clone/clone: 2 of 3 failed: exit 128; its figures are of the 1 ok run.",
                 "clone/gc: 2 of 2 failed: aborted (timeout), interrupted (signal 2); no run is "
