@@ -1,6 +1,6 @@
-// Closing every inherited descriptor but a few, for the processes account run
-// forks to outlive or guard the command: they must hold no pipe a reader of
-// the run waits on.
+/// Closing every inherited descriptor but a few, for the processes account run
+/// forks to outlive or guard the command: they must hold no pipe a reader of
+/// the run waits on.
 #pragma once
 
 #include <functional>

@@ -54,7 +54,7 @@ class WatchMetrics {
   std::string written_;
   std::string push_path_;
   ChangeWarning textfile_warning_, push_warning_, export_warning_;
-  // The pusher is finished after the exporter, which feeds it.
+  /// The pusher is finished after the exporter, which feeds it.
   std::unique_ptr<LatestWorker> pusher_, exporter_;
 };
 

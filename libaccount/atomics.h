@@ -1,6 +1,6 @@
-// Relaxed single-writer updates and the few atomic operations the shim needs.
-// GCC builtins instead of <atomic>: the interposition layer stays free of the
-// standard library.
+/// Relaxed single-writer updates and the few atomic operations the shim needs.
+/// GCC builtins instead of <atomic>: the interposition layer stays free of the
+/// standard library.
 #pragma once
 
 #include <stdint.h>
@@ -30,10 +30,10 @@ inline void raise_to(T* p, T v) {  // atomic max
   }
 }
 
-// Adds to a counter only the calling thread writes (others only read it). One
-// instruction without a lock prefix on x86-64: as cheap as a load and a store,
-// and a signal handler that counts on the same thread cannot fall between the
-// read and the write and have its count overwritten.
+/// Adds to a counter only the calling thread writes (others only read it). One
+/// instruction without a lock prefix on x86-64: as cheap as a load and a store,
+/// and a signal handler that counts on the same thread cannot fall between the
+/// read and the write and have its count overwritten.
 template <typename T>
 inline void add_owned(T* field, T v) {
   static_assert(sizeof(T) == 8, "64-bit counters");
@@ -44,8 +44,8 @@ inline void add_owned(T* field, T v) {
 #endif
 }
 
-// add_owned's subtraction that also says whether the result is negative, from
-// the flags of the same instruction.
+/// add_owned's subtraction that also says whether the result is negative, from
+/// the flags of the same instruction.
 inline bool sub_owned_goes_negative(int64_t* field, int64_t v) {
 #if defined(__x86_64__)
   bool negative;
@@ -56,8 +56,8 @@ inline bool sub_owned_goes_negative(int64_t* field, int64_t v) {
 #endif
 }
 
-// Replaces a single-writer field if it still holds `expected`; signal-safe as
-// add_owned (cmpxchg without lock).
+/// Replaces a single-writer field if it still holds `expected`; signal-safe as
+/// add_owned (cmpxchg without lock).
 inline bool replace_owned(int64_t* field, int64_t expected, int64_t v) {
 #if defined(__x86_64__)
   int64_t cur = expected;
@@ -69,7 +69,7 @@ inline bool replace_owned(int64_t* field, int64_t expected, int64_t v) {
 #endif
 }
 
-// Raises a single-writer maximum; signal-safe as add_owned (cmpxchg without lock).
+/// Raises a single-writer maximum; signal-safe as add_owned (cmpxchg without lock).
 inline void raise_owned(int64_t* field, int64_t v) {
 #if defined(__x86_64__)
   int64_t cur = __atomic_load_n(field, __ATOMIC_RELAXED);
@@ -83,15 +83,15 @@ inline void raise_owned(int64_t* field, int64_t v) {
 #endif
 }
 
-// Large arrays that a process start mostly leaves untouched go after every
-// small variable (the shim is linked with --sort-section=name): the small ones
-// then share a few pages, and each page a start writes is a page fault.
+/// Large arrays that a process start mostly leaves untouched go after every
+/// small variable (the shim is linked with --sort-section=name): the small ones
+/// then share a few pages, and each page a start writes is a page fault.
 #define ACCOUNT_LARGE_BSS __attribute__((section(".bss.zz_large")))
-// The identity goes first after the small variables: its scalars and a short
-// command line then share the page ld.so already zeroed at the end of .data.
+/// The identity goes first after the small variables: its scalars and a short
+/// command line then share the page ld.so already zeroed at the end of .data.
 #define ACCOUNT_IDENTITY_BSS __attribute__((section(".bss.zy_identity")))
-// The settings go last in .data, next to the small variables written at
-// start-up: a start writes only the settings' first page.
+/// The settings go last in .data, next to the small variables written at
+/// start-up: a start writes only the settings' first page.
 #define ACCOUNT_SETTINGS_DATA __attribute__((section(".data.zz_settings")))
 
 #define ACCOUNT_LIKELY(x) __builtin_expect(!!(x), 1)

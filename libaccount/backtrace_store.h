@@ -1,15 +1,15 @@
-// The groups of large-allocation backtraces of one process image, in a
-// MAP_SHARED mapping (so the sampler can still write them for a killed target).
-//
-// Groups live in an open-addressing hash table keyed by a hash of the stack:
-// a new stack claims an entry with one compare-and-swap, writes its frames and
-// publishes them; a known stack costs a probe, a compare of its frames and three
-// atomic adds. No lock anywhere: threads capture concurrently. When the table is
-// three quarters full, further new stacks are only summed ("other").
-//
-// Modules (executable and shared objects) are registered when a new group
-// references an address outside every known one, so the record can name each
-// frame as module + offset after the process is gone.
+/// The groups of large-allocation backtraces of one process image, in a
+/// MAP_SHARED mapping (so the sampler can still write them for a killed target).
+///
+/// Groups live in an open-addressing hash table keyed by a hash of the stack:
+/// a new stack claims an entry with one compare-and-swap, writes its frames and
+/// publishes them; a known stack costs a probe, a compare of its frames and three
+/// atomic adds. No lock anywhere: threads capture concurrently. When the table is
+/// three quarters full, further new stacks are only summed ("other").
+///
+/// Modules (executable and shared objects) are registered when a new group
+/// references an address outside every known one, so the record can name each
+/// frame as module + offset after the process is gone.
 #pragma once
 
 #include <stddef.h>
@@ -51,7 +51,7 @@ struct BacktraceStore {
   uint32_t limit;     // at most this many groups are claimed
   uint32_t used;      // groups claimed so far
   uint64_t threshold;
-  // Allocations whose stack found no room: summed, not grouped.
+  /// Allocations whose stack found no room: summed, not grouped.
   uint64_t other_count;
   uint64_t other_bytes;
   uint64_t other_largest;
@@ -60,10 +60,10 @@ struct BacktraceStore {
   uint32_t path_used;
   BacktraceModule modules[kBacktraceMaxModules];
   char paths[kBacktracePathPool];
-  // Followed by BacktraceGroup groups[capacity] and uintptr_t frames[capacity * depth].
+  /// Followed by BacktraceGroup groups[capacity] and uintptr_t frames[capacity * depth].
 };
 
-// What one shared object covers, from dl_iterate_phdr.
+/// What one shared object covers, from dl_iterate_phdr.
 struct ModuleInfo {
   const char* path;  // "" for the main program (the caller names it)
   uint64_t base;
@@ -73,35 +73,35 @@ struct ModuleInfo {
   uint32_t build_id_len;
 };
 
-// Finds the loaded object containing `ip`. Takes the loader's lock briefly; no
-// allocation.
+/// Finds the loaded object containing `ip`. Takes the loader's lock briefly; no
+/// allocation.
 bool module_containing(uintptr_t ip, ModuleInfo* out);
 
 extern BacktraceStore* g_backtrace_store;
 
-// Bytes a store with these dimensions maps.
+/// Bytes a store with these dimensions maps.
 size_t backtrace_mapping_size(uint32_t capacity, uint32_t depth);
 
-// Maps an empty store (replacing, in this process only, any inherited one).
+/// Maps an empty store (replacing, in this process only, any inherited one).
 bool create_backtrace_store(uint32_t depth, uint64_t threshold);
 
-// Adds one allocation of `bytes` whose stack is ips[0..n).
+/// Adds one allocation of `bytes` whose stack is ips[0..n).
 void backtrace_store_add(BacktraceStore* s, const uintptr_t* ips, uint32_t n, uint64_t bytes);
 
-// "backtrace_min", "backtrace_depth", "backtraces":[...], "backtraces_other"
-// and "backtrace_modules":[...] into a record; `exe` names the main program
-// (the image's, also when a sampler composes the record).
+/// "backtrace_min", "backtrace_depth", "backtraces":[...], "backtraces_other"
+/// and "backtrace_modules":[...] into a record; `exe` names the main program
+/// (the image's, also when a sampler composes the record).
 void compose_backtraces(TextBuffer& out, const BacktraceStore* s, const char* exe);
-// A private copy of another process's store (its capacity and depth the ones
-// checked against its mapping) made safe to compose: every group's depth and
-// module's path and build id within their arrays.
+/// A private copy of another process's store (its capacity and depth the ones
+/// checked against its mapping) made safe to compose: every group's depth and
+/// module's path and build id within their arrays.
 void pin_backtrace_copy(BacktraceStore* copy, uint32_t capacity, uint32_t depth);
-// The most compose_backtraces can write.
+/// The most compose_backtraces can write.
 size_t backtrace_record_capacity(const BacktraceStore* s);
 
-// "0x" and lower-case hex digits.
+/// "0x" and lower-case hex digits.
 void put_hex(TextBuffer& out, uint64_t v);
-// The same in quotes: a JSON string.
+/// The same in quotes: a JSON string.
 void put_hex_string(TextBuffer& out, uint64_t v);
 
 }  // namespace account

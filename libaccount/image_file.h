@@ -1,12 +1,12 @@
-// Where a process image's shared state lives.
-//
-// Standalone, the Region, timeline and backtrace groups are anonymous shared
-// mappings, inherited by the image's own sampler process. Under `account run`
-// (ACCOUNT_RUN_DIR names the run's private 0700 directory, on tmpfs) they are
-// parts of one file per image, DIR/<pid>-<ppid>-<start>, so that account run's tree
-// sampler can read them live, write the sampled peaks into them, and still
-// write the record of an image that died without running any code. The image
-// never holds a descriptor to its file: it is opened, sized, mapped and closed.
+/// Where a process image's shared state lives.
+///
+/// Standalone, the Region, timeline and backtrace groups are anonymous shared
+/// mappings, inherited by the image's own sampler process. Under `account run`
+/// (ACCOUNT_RUN_DIR names the run's private 0700 directory, on tmpfs) they are
+/// parts of one file per image, DIR/<pid>-<ppid>-<start>, so that account run's tree
+/// sampler can read them live, write the sampled peaks into them, and still
+/// write the record of an image that died without running any code. The image
+/// never holds a descriptor to its file: it is opened, sized, mapped and closed.
 #pragma once
 
 #include <stddef.h>
@@ -21,14 +21,14 @@ namespace account {
 struct SharedTimeline;
 struct BacktraceStore;
 
-// What a sampler outside the image needs to write its record: the image's
-// identity and settings, copied once into the file.
+/// What a sampler outside the image needs to write its record: the image's
+/// identity and settings, copied once into the file.
 struct ImageInfo {
   Identity identity;
   Settings settings;
 };
 
-// Where map_image_region put a Region.
+/// Where map_image_region put a Region.
 struct ImagePlace {
   bool in_file = false;
   char path[kPathCapacity];
@@ -38,10 +38,10 @@ constexpr size_t kImagePage = 4096;
 constexpr size_t image_round_up(size_t n) {
   return (n + kImagePage - 1) / kImagePage * kImagePage;
 }
-// What an image file holds after its Region once Region::info_published is 1:
-// the ImageInfo's scalars, then only the strings in use, one after another
-// (the identity's exe and argv, test, op, output), so that a usual image
-// writes one page of it, not the two its fixed-size arrays would spread over.
+/// What an image file holds after its Region once Region::info_published is 1:
+/// the ImageInfo's scalars, then only the strings in use, one after another
+/// (the identity's exe and argv, test, op, output), so that a usual image
+/// writes one page of it, not the two its fixed-size arrays would spread over.
 struct PackedInfo {
   pid_t pid;
   pid_t ppid;
@@ -65,65 +65,65 @@ struct PackedInfo {
   char text[kPathCapacity + kArgvCapacity + 2 * kLabelCapacity + kPathCapacity];
 };
 
-// Packs the bytes in use of an identity and settings.
+/// Packs the bytes in use of an identity and settings.
 void pack_image_info(const Identity& identity, const Settings& settings, PackedInfo* out);
-// How many bytes pack_image_info writes for them.
+/// How many bytes pack_image_info writes for them.
 size_t packed_info_size(const Identity& identity, const Settings& settings);
-// Rebuilds the ImageInfo a PackedInfo holds (lengths beyond capacity are cut).
+/// Rebuilds the ImageInfo a PackedInfo holds (lengths beyond capacity are cut).
 void unpack_image_info(const PackedInfo& packed, ImageInfo* out);
 
-// The PackedInfo follows the Region; both are mapped together (also when
-// anonymous, so every Region mapping has the same size; untouched pages cost
-// nothing).
+/// The PackedInfo follows the Region; both are mapped together (also when
+/// anonymous, so every Region mapping has the same size; untouched pages cost
+/// nothing).
 constexpr size_t kInfoOffset = image_round_up(sizeof(Region));
 constexpr size_t kHeadBytes = image_round_up(kInfoOffset + sizeof(PackedInfo));
 
-// What an image file's name, <pid>-<ppid>-<start on CLOCK_MONOTONIC>, says.
+/// What an image file's name, <pid>-<ppid>-<start on CLOCK_MONOTONIC>, says.
 struct ImageName {
   pid_t pid = 0;
   pid_t ppid = 0;
   uint64_t start_monotonic_ns = 0;  // later images of one pid have larger ones
 };
-// False for any name that is not an image file's.
+/// False for any name that is not an image file's.
 bool parse_image_name(const char* name, ImageName* out);
 
-// Maps a fresh, initialized Region for this image: a new image file when
-// ACCOUNT_RUN_DIR is set and usable, otherwise an anonymous shared mapping.
-// nullptr if neither can be mapped. Then exactly one of:
+/// Maps a fresh, initialized Region for this image: a new image file when
+/// ACCOUNT_RUN_DIR is set and usable, otherwise an anonymous shared mapping.
+/// nullptr if neither can be mapped. Then exactly one of:
 Region* map_image_region(ImagePlace* place);
-// ... the Region is this image's (g_region): later parts go to its file.
+/// ... the Region is this image's (g_region): later parts go to its file.
 void adopt_image_region(const ImagePlace& place);
-// ... the Region is not used (another thread's won the race).
+/// ... the Region is not used (another thread's won the race).
 void discard_image_region(Region* r, const ImagePlace& place);
-// Unmaps a Region this process no longer uses (a fork child's inherited one).
+/// Unmaps a Region this process no longer uses (a fork child's inherited one).
 void unmap_image_region(Region* r);
-// True when this image's Region is in an image file (a tree sampler watches it,
-// so the image starts no sampler of its own).
+/// True when this image's Region is in an image file (a tree sampler watches it,
+/// so the image starts no sampler of its own).
 bool image_in_file();
-// Called once the image wrote its own record without an error: it removes its
-// image file itself. A tree sampler would otherwise open, read, close and
-// unlink it (four system calls an image, on the core beside the program); it
-// sees the file come and go in its directory watch instead. Any other file
-// (an image killed, or one whose record was lost) is the sampler's to remove.
+/// Called once the image wrote its own record without an error: it removes its
+/// image file itself. A tree sampler would otherwise open, read, close and
+/// unlink it (four system calls an image, on the core beside the program); it
+/// sees the file come and go in its directory watch instead. Any other file
+/// (an image killed, or one whose record was lost) is the sampler's to remove.
 void remove_own_image_file();
-// The rule both sides follow: an image whose own record write ended with
-// `write_error` removes its file itself when this is true.
+/// The rule both sides follow: an image whose own record write ended with
+/// `write_error` removes its file itself when this is true.
 constexpr bool image_removes_own_file(uint32_t write_error) {
   return write_error == 0;
 }
 
-// Maps `size` more bytes of shared state for this image: appended to its image
-// file (*offset receives where) or anonymous (*offset = 0). nullptr on failure.
+/// Maps `size` more bytes of shared state for this image: appended to its image
+/// file (*offset receives where) or anonymous (*offset = 0). nullptr on failure.
 void* map_image_part(size_t size, uint64_t* offset);
 
-// (image_view.cc from here on.)
-// Packs g_identity and g_settings (the bytes in use) into the image file.
+/// (image_view.cc from here on.)
+/// Packs g_identity and g_settings (the bytes in use) into the image file.
 void publish_image_info();
 
-// An image file mapped by a sampler outside the image.
-// The file is the image's to write at any time: the sizes its parts claim are
-// read once, checked against the mapping, and kept here; a reader uses these,
-// never the file's (which may have changed since).
+/// An image file mapped by a sampler outside the image.
+/// The file is the image's to write at any time: the sizes its parts claim are
+/// read once, checked against the mapping, and kept here; a reader uses these,
+/// never the file's (which may have changed since).
 struct ImageFileView {
   Region* region = nullptr;
   SharedTimeline* timeline = nullptr;
@@ -136,30 +136,30 @@ struct ImageFileView {
   int guard = -1;  // its slot in mapping_guard.h's table
 };
 
-// Maps the whole file at `path` (read-write: the sampler raises peaks and claims
-// the record). False if it cannot be opened or is not an image file.
+/// Maps the whole file at `path` (read-write: the sampler raises peaks and claims
+/// the record). False if it cannot be opened or is not an image file.
 bool map_image_file(const char* path, ImageFileView* view);
-// What look_at_image_file found: an image still to be watched (mapped), one
-// whose record is already written (not mapped: nothing to watch), a file
-// that cannot be read as an image file yet (still being set up), or no file
-// (the sampler removed it once done with it).
+/// What look_at_image_file found: an image still to be watched (mapped), one
+/// whose record is already written (not mapped: nothing to watch), a file
+/// that cannot be read as an image file yet (still being set up), or no file
+/// (the sampler removed it once done with it).
 enum class ImageFileLook { kMapped, kRecorded, kNotYet, kMissing };
-// A first look at a new image file: reads the Region's head, and keeps the
-// whole file mapped only if the image's record is not written yet. For kRecorded,
-// *write_error gets the errno of the image's failed write (0: written).
+/// A first look at a new image file: reads the Region's head, and keeps the
+/// whole file mapped only if the image's record is not written yet. For kRecorded,
+/// *write_error gets the errno of the image's failed write (0: written).
 ImageFileLook look_at_image_file(const char* path, ImageFileView* view, uint32_t* write_error);
-// Maps again if the image has added parts since (a timeline, backtraces).
+/// Maps again if the image has added parts since (a timeline, backtraces).
 bool refresh_image_file(const char* path, ImageFileView* view);
 void unmap_image_file(ImageFileView* view);
-// True once the image truncated its file under the view: what was read from
-// it since reads zeros (mapping_guard.h), and nothing in it is the image's.
+/// True once the image truncated its file under the view: what was read from
+/// it since reads zeros (mapping_guard.h), and nothing in it is the image's.
 bool image_file_lost(const ImageFileView& view);
-// The identity and settings the image published in its file (nullptr before
-// it did, or if the file says they are anywhere but in Region::inline_info or
-// at kInfoOffset).
+/// The identity and settings the image published in its file (nullptr before
+/// it did, or if the file says they are anywhere but in Region::inline_info or
+/// at kInfoOffset).
 const PackedInfo* published_info(const ImageFileView& view);
 
-// The environment variable account run sets for its tree.
+/// The environment variable account run sets for its tree.
 constexpr const char kRunDirVariable[] = "ACCOUNT_RUN_DIR";
 
 }  // namespace account

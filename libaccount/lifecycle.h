@@ -1,30 +1,30 @@
-// Start-up, fork, exec and exit: where a process image's record is written.
+/// Start-up, fork, exec and exit: where a process image's record is written.
 #pragma once
 
 #include "record_writer.h"
 
 namespace account {
 
-// Writes this image's record once (later calls do nothing). Does nothing in a
-// process that merely shares this image's memory (a vfork child).
+/// Writes this image's record once (later calls do nothing). Does nothing in a
+/// process that merely shares this image's memory (a vfork child).
 void finish(const Ending& ending);
 
-// True if this image has yet to write its record (false in a vfork child,
-// which borrows its parent's memory): the exec interposers skip their checks
-// of the new program when there is nothing to record.
+/// True if this image has yet to write its record (false in a vfork child,
+/// which borrows its parent's memory): the exec interposers skip their checks
+/// of the new program when there is nothing to record.
 bool record_pending();
 
-// Before exec: writes the image's record ("end": "exec") if the exec is
-// likely to succeed (see will_exec.h), so failed attempts leave no record.
+/// Before exec: writes the image's record ("end": "exec") if the exec is
+/// likely to succeed (see will_exec.h), so failed attempts leave no record.
 void before_exec(bool likely_to_succeed);
 
-// Starts the sampler process of this image (no-op when ACCOUNT_SAMPLE_MS=0)
-// without waiting for it: the clone that forks it runs beside the image.
+/// Starts the sampler process of this image (no-op when ACCOUNT_SAMPLE_MS=0)
+/// without waiting for it: the clone that forks it runs beside the image.
 void start_sampler();
-// Ends and reaps that clone once the record is written: before exec, so that
-// the new program inherits no child it did not make, and before exit, so that
-// the image's memory is torn down by the image. Until then it is a child with
-// no exit signal, which the program's wait() never sees.
+/// Ends and reaps that clone once the record is written: before exec, so that
+/// the new program inherits no child it did not make, and before exit, so that
+/// the image's memory is torn down by the image. Until then it is a child with
+/// no exit signal, which the program's wait() never sees.
 void reap_sampler_starter();
 
 }  // namespace account

@@ -1,12 +1,12 @@
-// The allocator the program would use without the shim: the malloc family
-// found next in the lookup order (dlsym RTLD_NEXT), which is glibc's unless a
-// library such as jemalloc or tcmalloc is preloaded after the shim or linked
-// into the program. Forwarding there, and not to glibc's __libc_malloc, keeps
-// such a program on its own allocator: mixing two allocators' blocks crashes.
-//
-// While the functions are being found, dlsym may itself allocate: those calls
-// are served from a static bootstrap arena, are not counted, and their blocks
-// are never freed.
+/// The allocator the program would use without the shim: the malloc family
+/// found next in the lookup order (dlsym RTLD_NEXT), which is glibc's unless a
+/// library such as jemalloc or tcmalloc is preloaded after the shim or linked
+/// into the program. Forwarding there, and not to glibc's __libc_malloc, keeps
+/// such a program on its own allocator: mixing two allocators' blocks crashes.
+///
+/// While the functions are being found, dlsym may itself allocate: those calls
+/// are served from a static bootstrap arena, are not counted, and their blocks
+/// are never freed.
 #pragma once
 
 #include <stddef.h>
@@ -24,31 +24,31 @@ struct NextAllocator {
   void* (*valloc)(size_t);
   void* (*pvalloc)(size_t);
   size_t (*malloc_usable_size)(void*);
-  // malloc, free, calloc, realloc and memalign are glibc's own: the interposers
-  // may call __libc_* directly and read usable sizes from glibc's chunk header.
+  /// malloc, free, calloc, realloc and memalign are glibc's own: the interposers
+  /// may call __libc_* directly and read usable sizes from glibc's chunk header.
   bool is_glibc;
 };
 
 extern NextAllocator g_next;
 
-// Whether the program's malloc is the shim's. False when another allocator
-// comes first in the lookup order (preloaded before the shim, or defined by the
-// executable): the program's allocations then never reach the shim, and the
-// record says so ("malloc_interposed": false) rather than show a silent zero.
+/// Whether the program's malloc is the shim's. False when another allocator
+/// comes first in the lookup order (preloaded before the shim, or defined by the
+/// executable): the program's allocations then never reach the shim, and the
+/// record says so ("malloc_interposed": false) rather than show a silent zero.
 extern bool g_malloc_interposed;
 
-// Finds the next allocator on first use. False only for a re-entrant call
-// while it is being found (from dlsym): use the bootstrap arena then.
+/// Finds the next allocator on first use. False only for a re-entrant call
+/// while it is being found (from dlsym): use the bootstrap arena then.
 bool next_allocator_ready();
 
-// The bootstrap arena (16 KiB): 16-byte aligned (or `alignment`, a power of two up to
-// 4096), zero-filled; NULL when exhausted.
+/// The bootstrap arena (16 KiB): 16-byte aligned (or `alignment`, a power of two up to
+/// 4096), zero-filled; NULL when exhausted.
 void* bootstrap_alloc(size_t size, size_t alignment);
 bool is_bootstrap_block(const void* p);
-// The size a bootstrap block was allocated with.
+/// The size a bootstrap block was allocated with.
 size_t bootstrap_block_size(const void* p);
-// Whether any block came from the arena: glibc's free must then never see
-// one, so the malloc family stays on its out-of-line path (which checks).
+/// Whether any block came from the arena: glibc's free must then never see
+/// one, so the malloc family stays on its out-of-line path (which checks).
 bool bootstrap_arena_used();
 
 }  // namespace account

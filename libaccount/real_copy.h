@@ -1,5 +1,5 @@
-// glibc's copy functions, found once with dlsym(RTLD_NEXT) and called directly.
-// Until then each entry of g_real_copy is a stand-in that resolves them first.
+/// glibc's copy functions, found once with dlsym(RTLD_NEXT) and called directly.
+/// Until then each entry of g_real_copy is a stand-in that resolves them first.
 #pragma once
 
 #include <stddef.h>
@@ -18,8 +18,8 @@ struct RealCopy {
 extern RealCopy g_real_copy;
 extern int g_real_copy_ready;
 
-// Resolves g_real_copy; returns false while resolution is under way (a
-// re-entrant call from dlsym itself), in which case callers copy by hand.
+/// Resolves g_real_copy; returns false while resolution is under way (a
+/// re-entrant call from dlsym itself), in which case callers copy by hand.
 bool resolve_real_copy();
 
 inline bool real_copy_ready() {
@@ -27,13 +27,13 @@ inline bool real_copy_ready() {
          resolve_real_copy();
 }
 
-// Overlap-safe byte copy for the bootstrap window, and for the shim's own short
-// copies at start and end (never counted, and no page of libc's copy routines
-// touched: raw_syscall.h says why); never turned into a memmove call (the shim
-// is built with -fno-tree-loop-distribute-patterns).
+/// Overlap-safe byte copy for the bootstrap window, and for the shim's own short
+/// copies at start and end (never counted, and no page of libc's copy routines
+/// touched: raw_syscall.h says why); never turned into a memmove call (the shim
+/// is built with -fno-tree-loop-distribute-patterns).
 void* bootstrap_move(void* dst, const void* src, size_t n);
 
-// A copy the shim makes for itself: never counted.
+/// A copy the shim makes for itself: never counted.
 inline void* uncounted_copy(void* dst, const void* src, size_t n) {
   return real_copy_ready() ? g_real_copy.memmove(dst, src, n) : bootstrap_move(dst, src, n);
 }

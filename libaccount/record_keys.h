@@ -1,11 +1,11 @@
-// The keys of the records: the one list that the writer (record_writer.cc) and the
-// reader (parse/record.cc) both use, so the two cannot drift apart.
-// docs/record-format.md explains each.
+/// The keys of the records: the one list that the writer (record_writer.cc) and the
+/// reader (parse/record.cc) both use, so the two cannot drift apart.
+/// docs/record-format.md explains each.
 #pragma once
 
 namespace account::keys {
 
-// Every record.
+/// Every record.
 inline constexpr char kSchema[] = "schema";
 inline constexpr char kKind[] = "kind";  // "process" or "tree"
 inline constexpr char kTest[] = "test";
@@ -20,7 +20,7 @@ inline constexpr char kSamples[] = "samples";
 inline constexpr char kExitCode[] = "exit_code";
 inline constexpr char kSignal[] = "signal";
 
-// Process records.
+/// Process records.
 inline constexpr char kPid[] = "pid";
 inline constexpr char kPpid[] = "ppid";
 inline constexpr char kExe[] = "exe";
@@ -49,8 +49,8 @@ inline constexpr char kEnd[] = "end";               // exit, exec, signal, kille
 inline constexpr char kWrittenBy[] = "written_by";  // process, sampler, watch
 inline constexpr char kWatchStartNs[] = "watch_start_ns";
 inline constexpr char kTimeline[] = "timeline";
-// The kernel's counters at the end (getrusage, /proc/PID/stat and io): each
-// absent when it could not be read, never written as 0 then.
+/// The kernel's counters at the end (getrusage, /proc/PID/stat and io): each
+/// absent when it could not be read, never written as 0 then.
 inline constexpr char kMinorFaults[] = "minor_faults";
 inline constexpr char kMajorFaults[] = "major_faults";
 inline constexpr char kVoluntaryCtxsw[] = "voluntary_ctxsw";
@@ -60,21 +60,21 @@ inline constexpr char kWriteBytes[] = "write_bytes";  // to storage
 inline constexpr char kRchar[] = "rchar";             // through read-like calls
 inline constexpr char kWchar[] = "wchar";             // through write-like calls
 
-// Tree records.
+/// Tree records.
 inline constexpr char kRun[] = "run";
 inline constexpr char kTreeEndNs[] = "tree_end_ns";
 inline constexpr char kProcesses[] = "processes";
-// Processes of the tree that never had the shim (static, set-user-ID programs).
+/// Processes of the tree that never had the shim (static, set-user-ID programs).
 inline constexpr char kProcessesWithoutShim[] = "processes_without_shim";
 inline constexpr char kAborted[] = "aborted";
 inline constexpr char kCommand[] = "command";          // the command's argv
 inline constexpr char kInterrupted[] = "interrupted";  // the signal account run got
-// Processes account run SIGKILLed when --kill-after ran out after that signal.
+/// Processes account run SIGKILLed when --kill-after ran out after that signal.
 inline constexpr char kKilledAfter[] = "killed_after";
 inline constexpr char kStopSignals[] =
     "stop_signals";  // signals that are the command's normal stop
-// account watch --tree: processes of the tree that no record shows (shorter
-// than one interval), their CPU, and how the count was made.
+/// account watch --tree: processes of the tree that no record shows (shorter
+/// than one interval), their CPU, and how the count was made.
 inline constexpr char kUnseenProcesses[] = "unseen_processes";
 inline constexpr char kUnseenCpu[] = "unseen_cpu_s";
 inline constexpr char kUnseenSource[] = "unseen_source";  // proc_connector, loadavg

@@ -1,8 +1,8 @@
-// Composing and writing records: the one place that writes the process-record
-// and tree-record keys (record_keys.h), for every writer: the target at exit or
-// exec, the shim's per-image sampler, account run's tree sampler and account
-// watch. Allocation-free and async-signal-safe (it runs at exit, after fork and
-// in samplers); the tools call the same functions.
+/// Composing and writing records: the one place that writes the process-record
+/// and tree-record keys (record_keys.h), for every writer: the target at exit or
+/// exec, the shim's per-image sampler, account run's tree sampler and account
+/// watch. Allocation-free and async-signal-safe (it runs at exit, after fork and
+/// in samplers); the tools call the same functions.
 #pragma once
 
 #include <stdint.h>
@@ -21,8 +21,8 @@ namespace account {
 struct SharedTimeline;
 struct BacktraceStore;
 
-// What a process record is composed from: the image's own memory when it
-// writes its record, a copy or its image file when a sampler does.
+/// What a process record is composed from: the image's own memory when it
+/// writes its record, a copy or its image file when a sampler does.
 struct RecordSource {
   const Identity* identity = nullptr;
   const Settings* settings = nullptr;
@@ -34,7 +34,7 @@ struct RecordSource {
   uint64_t watch_start_ns = 0;  // account watch: when it started looking
 };
 
-// This image, from inside it (g_identity, g_settings, g_region, ...).
+/// This image, from inside it (g_identity, g_settings, g_region, ...).
 RecordSource this_image();
 
 struct FinalFigures {
@@ -46,19 +46,19 @@ struct FinalFigures {
   KernelCounters counters;  // faults, context switches, I/O: each group when read
 };
 
-// What a sampler knows of a process it watched to its end (its last stat and
-// status reads): the one way a record is made from outside the process (the
-// per-image sampler, the tree sampler, account watch).
+/// What a sampler knows of a process it watched to its end (its last stat and
+/// status reads): the one way a record is made from outside the process (the
+/// per-image sampler, the tree sampler, account watch).
 FinalFigures final_figures_of(const ProcessWatch& w, uint64_t end_realtime_ns);
 
 void compose_record(TextBuffer& out, const RecordSource& src, const FinalFigures& figures,
                     const Ending& ending);
 void compose_summary(TextBuffer& out, const RecordSource& src, const FinalFigures& figures,
                      const Ending& ending);
-// Room compose_record may need for this source.
+/// Room compose_record may need for this source.
 size_t record_capacity(const RecordSource& src);
 
-// The tree record of one run of account run (or account watch --tree).
+/// The tree record of one run of account run (or account watch --tree).
 struct TreeFigures {
   const char* host = nullptr;  // nullptr: this machine's (uname)
   const char* test = "";
@@ -69,13 +69,13 @@ struct TreeFigures {
   uint64_t processes = 0;
   uint64_t processes_without_shim = 0;  // written when not 0
   SampledPeaks peaks{};                 // of the summed tree
-  // account run: the CPU it spent itself on this run (the tree sampler, the
-  // spawn, the waiting), as sampler_cpu_s.
+  /// account run: the CPU it spent itself on this run (the tree sampler, the
+  /// spawn, the waiting), as sampler_cpu_s.
   bool have_sampler_cpu = false;
   uint64_t sampler_cpu_ns = 0;
-  // account run: wait4's rusage of the command (it and every descendant it
-  // waited for): user + system CPU, and ru_maxrss (the largest single
-  // process's resident peak), as waited_cpu_s and waited_max_rss_bytes.
+  /// account run: wait4's rusage of the command (it and every descendant it
+  /// waited for): user + system CPU, and ru_maxrss (the largest single
+  /// process's resident peak), as waited_cpu_s and waited_max_rss_bytes.
   bool have_waited = false;
   uint64_t waited_cpu_ns = 0;
   uint64_t waited_max_rss_bytes = 0;
@@ -84,15 +84,15 @@ struct TreeFigures {
   bool aborted = false;
   int interrupted = 0;        // the signal that interrupted account run, 0: none
   uint64_t killed_after = 0;  // processes SIGKILLed when --kill-after ran out (written when not 0)
-  // The signals that are the command's normal stop (--stop-signal; a watched
-  // root's TERM, INT, HUP): written as stop_signals when there are any.
+  /// The signals that are the command's normal stop (--stop-signal; a watched
+  /// root's TERM, INT, HUP): written as stop_signals when there are any.
   const int* stop_signals = nullptr;
   int stop_signal_count = 0;
-  // The command's argv (argc strings), or none.
+  /// The command's argv (argc strings), or none.
   const char* const* command = nullptr;
   int command_argc = 0;
-  // account watch --tree: when the watch began, and the tree's processes that
-  // no record shows (unseen_source "": not a watched tree, none written).
+  /// account watch --tree: when the watch began, and the tree's processes that
+  /// no record shows (unseen_source "": not a watched tree, none written).
   uint64_t watch_start_ns = 0;
   uint64_t unseen_processes = 0;
   uint64_t unseen_cpu_ns = 0;
@@ -100,29 +100,29 @@ struct TreeFigures {
 };
 void compose_tree_record(TextBuffer& out, const TreeFigures& tree);
 
-// Opens a file the shim writes records or logs to, for appending: a pinned
-// output (account run's) as it is, any other created if missing and reached
-// through no symbolic link; never blocking on a FIFO. The descriptor (above
-// stdio), or -errno (-ELOOP: a link on the way).
+/// Opens a file the shim writes records or logs to, for appending: a pinned
+/// output (account run's) as it is, any other created if missing and reached
+/// through no symbolic link; never blocking on a FIFO. The descriptor (above
+/// stdio), or -errno (-ELOOP: a link on the way).
 int open_output(const char* path, bool pinned);
-// True for a regular file or FIFO whose owner is neither this exec's effective
-// uid nor root: nothing of this process's goes there (a device such as
-// /dev/null is no user's).
+/// True for a regular file or FIFO whose owner is neither this exec's effective
+/// uid nor root: nothing of this process's goes there (a device such as
+/// /dev/null is no user's).
 bool owned_by_another_user(const struct stat& st);
 
-// Appends one record with a single write (O_APPEND) to the output of `settings`
-// for process `pid`. Returns 0 or an errno value; *path receives the expanded path.
+/// Appends one record with a single write (O_APPEND) to the output of `settings`
+/// for process `pid`. Returns 0 or an errno value; *path receives the expanded path.
 int append_record(const Settings& settings, int pid, const char* data, uint64_t len, char* path,
                   uint64_t path_cap);
 
-// Checks at start-up that the output can be opened (creating it); warns once if not.
+/// Checks at start-up that the output can be opened (creating it); warns once if not.
 bool check_output_writable(const Settings& settings, int pid);
 extern bool g_output_warned;  // at most one warning line per process
-// The image's own record could not be written (`err` from emit): one warning
-// line, unless one was given already.
+/// The image's own record could not be written (`err` from emit): one warning
+/// line, unless one was given already.
 void warn_record_lost(const Settings& settings, int pid, int err);
 
-// A record composed and not yet written (in a static buffer or a mapping).
+/// A record composed and not yet written (in a static buffer or a mapping).
 struct ComposedRecord {
   const char* data = nullptr;
   size_t size = 0;
@@ -130,20 +130,20 @@ struct ComposedRecord {
   void* mapping = nullptr;
   size_t mapping_size = 0;
 };
-// Composes the record of `src` (or its stderr summary when no output is set).
+/// Composes the record of `src` (or its stderr summary when no output is set).
 bool compose_for_output(const RecordSource& src, const FinalFigures& figures, const Ending& ending,
                         ComposedRecord* out);
-// Writes it and frees it. Returns 0, or the errno of a failed write.
+/// Writes it and frees it. Returns 0, or the errno of a failed write.
 int write_composed(ComposedRecord* record, const RecordSource& src);
 
-// A sampler found the image of `src` dead without its record: claims the
-// record (true: write it now). An image killed while writing its own (state
-// kWriting) is claimed only if its record is not at the end of the output.
+/// A sampler found the image of `src` dead without its record: claims the
+/// record (true: write it now). An image killed while writing its own (state
+/// kWriting) is claimed only if its record is not at the end of the output.
 bool claim_dead_image_record(Region* region, const Settings& settings, int pid, uint64_t start_ns);
 
-// Composes and writes the record (or the stderr summary when no output is
-// set). Returns 0, or the errno of what failed (ENOMEM: no room to compose
-// it). Says nothing: whoever wrote it decides who is told.
+/// Composes and writes the record (or the stderr summary when no output is
+/// set). Returns 0, or the errno of what failed (ENOMEM: no room to compose
+/// it). Says nothing: whoever wrote it decides who is told.
 int emit(const RecordSource& src, const FinalFigures& figures, const Ending& ending);
 
 }  // namespace account

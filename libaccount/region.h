@@ -1,10 +1,10 @@
-// The counters shared between a target process and its sampler.
-//
-// One Region per process image, in a MAP_SHARED anonymous mapping created by the
-// shim. Each thread owns one Slot and is its only writer, so the hot path needs no
-// lock and no read-modify-write; the sampler (a separate process holding the same
-// mapping) reads the slots live and can still write the record of a target that
-// died without running any code.
+/// The counters shared between a target process and its sampler.
+///
+/// One Region per process image, in a MAP_SHARED anonymous mapping created by the
+/// shim. Each thread owns one Slot and is its only writer, so the hot path needs no
+/// lock and no read-modify-write; the sampler (a separate process holding the same
+/// mapping) reads the slots live and can still write the record of a target that
+/// died without running any code.
 #pragma once
 
 #include <stddef.h>
@@ -16,17 +16,17 @@ namespace account {
 
 constexpr uint32_t kRegionMagic = 0x41434354;  // "ACCT"
 constexpr int kSlotCount = 1024;
-// Slot 0 is shared by threads that find no free slot (or run after their slot
-// was released); its updates are atomic read-modify-writes.
+/// Slot 0 is shared by threads that find no free slot (or run after their slot
+/// was released); its updates are atomic read-modify-writes.
 constexpr int kSharedSlot = 0;
-// Net heap changes are published to the shared total once a thread's pending
-// change reaches this size, so the total's cache line stays mostly read-only.
+/// Net heap changes are published to the shared total once a thread's pending
+/// change reaches this size, so the total's cache line stays mostly read-only.
 constexpr int64_t kHeapPublishBytes = 256 * 1024;
 
-// Slot::detour bits: while any is set, calls take the out-of-line path.
+/// Slot::detour bits: while any is set, calls take the out-of-line path.
 constexpr uint32_t kDetourAll = 1;   // the shared slot, or a thread not yet holding a slot
 constexpr uint32_t kDetourHeap = 2;  // malloc family only: usable sizes need a call, or
-                                     // large allocations are backtraced
+                                     /// large allocations are backtraced
 
 struct alignas(128) Slot {
   uint64_t malloc_calls;
@@ -35,27 +35,27 @@ struct alignas(128) Slot {
   uint64_t copied_calls;
   uint64_t copied_bytes;
   uint64_t realloc_copied_bytes;
-  // Copies glibc makes inside itself (libc_copies.h), not in copied_*: the
-  // totals add the two.
+  /// Copies glibc makes inside itself (libc_copies.h), not in copied_*: the
+  /// totals add the two.
   uint64_t libc_copied_calls;
   uint64_t libc_copied_bytes;
-  // Net usable bytes allocated by this slot's threads and not yet published to
-  // Region::heap_published (batched to keep the shared line cold), stored as
-  // kHeapPublishBytes + pending: the bytes it may still shrink before it must be
-  // published, so a free tests the sign of one subtraction.
+  /// Net usable bytes allocated by this slot's threads and not yet published to
+  /// Region::heap_published (batched to keep the shared line cold), stored as
+  /// kHeapPublishBytes + pending: the bytes it may still shrink before it must be
+  /// published, so a free tests the sign of one subtraction.
   int64_t heap_shrink_room;
-  // Bytes the slot may still grow before it must look at the heap again: a new
-  // peak is possible, or pending reached kHeapPublishBytes (see heap_sync).
+  /// Bytes the slot may still grow before it must look at the heap again: a new
+  /// peak is possible, or pending reached kHeapPublishBytes (see heap_sync).
   int64_t heap_grow_room;
-  // Highest live-heap figure this slot's threads observed since the slot last
-  // met Region::peak_epoch (account_peak_reset(ACCOUNT_PROCESS) starts a new one).
+  /// Highest live-heap figure this slot's threads observed since the slot last
+  /// met Region::peak_epoch (account_peak_reset(ACCOUNT_PROCESS) starts a new one).
   int64_t heap_peak;
-  // The in-test API's per-thread figures (api_entry.cc), kept off the hot path:
-  // the net usable bytes this slot ever published (publish_heap), so a thread's
-  // own net heap is this plus pending, and that net's highest value (heap_sync).
+  /// The in-test API's per-thread figures (api_entry.cc), kept off the hot path:
+  /// the net usable bytes this slot ever published (publish_heap), so a thread's
+  /// own net heap is this plus pending, and that net's highest value (heap_sync).
   int64_t heap_net_published;
   int64_t heap_own_peak;
-  // The largest single request since the owning thread started or reset it.
+  /// The largest single request since the owning thread started or reset it.
   int64_t largest_request;
   uint32_t owned;       // 1 while a thread owns the slot
   uint32_t shared;      // 1 for the overflow slot: updates must be atomic RMW
@@ -69,17 +69,17 @@ enum ImageState : uint32_t {
   kExecPending = 1,  // the image wrote its exec record and is calling exec
   kRecorded = 2,     // the record is written; no one else may write it
   kWriting = 3,      // the image is writing its record (composed before the claim);
-                     // if it dies now, a sampler checks the output for it
+                     /// if it dies now, a sampler checks the output for it
 };
 
-// True once the image's record is written (by anyone).
+/// True once the image's record is written (by anyone).
 inline bool image_recorded(uint32_t state) {
   return state == kRecorded || state == kExecPending;
 }
 
-// Room for an image's packed identity and settings (PackedInfo, image_file.h)
-// on the Region's first page, beside the counters a single-threaded program
-// touches: a usual image then writes one page of its file, not two.
+/// Room for an image's packed identity and settings (PackedInfo, image_file.h)
+/// on the Region's first page, beside the counters a single-threaded program
+/// touches: a usual image then writes one page of its file, not two.
 constexpr size_t kInlineInfoBytes = 1920;
 
 struct Region {
@@ -88,28 +88,28 @@ struct Region {
   int64_t heap_published;
   uint32_t slot_limit;     // slots [0, slot_limit) have ever been claimed
   uint32_t timeline_busy;  // 1 while the sampler adds a timeline point
-  // Written by the sampler, read by the target when it writes its own record.
+  /// Written by the sampler, read by the target when it writes its own record.
   int32_t sampler_pid;
   uint32_t sampler_alive;
   SampledPeaks sampled;
   uint64_t sampler_cpu_ns;
-  // Where the image's other shared parts are in its image file (image_file.h);
-  // 0 when absent or when the parts are anonymous mappings. info_offset is
-  // set as the identity is published (Region::inline_info or kInfoOffset).
+  /// Where the image's other shared parts are in its image file (image_file.h);
+  /// 0 when absent or when the parts are anonymous mappings. info_offset is
+  /// set as the identity is published (Region::inline_info or kInfoOffset).
   uint64_t info_offset;
   uint64_t timeline_offset;
   uint64_t backtrace_offset;
   uint32_t malloc_not_interposed;  // 1: another allocator precedes the shim
   uint32_t info_published;         // 1 once the image file holds the ImageInfo
   uint32_t libc_copies;            // LibcCopies (libc_copies.h): how libc's own copies are counted
-  // The errno of the image's own failed record write (0: written, or not yet):
-  // set before image_state says kRecorded, so a tree sampler that sees the
-  // record done also sees whether it was lost (account run counts the losses).
+  /// The errno of the image's own failed record write (0: written, or not yet):
+  /// set before image_state says kRecorded, so a tree sampler that sees the
+  /// record done also sees whether it was lost (account run counts the losses).
   uint32_t record_write_error;
-  // account_peak_reset(ACCOUNT_PROCESS): a new epoch; a slot whose heap_peak is
-  // of an older one lowers it at its next heap_sync. The lifetime peak (the
-  // record's) keeps what the reset lowered in heap_peak_before_reset, and the
-  // window's peak starts at heap_live_at_reset.
+  /// account_peak_reset(ACCOUNT_PROCESS): a new epoch; a slot whose heap_peak is
+  /// of an older one lowers it at its next heap_sync. The lifetime peak (the
+  /// record's) keeps what the reset lowered in heap_peak_before_reset, and the
+  /// window's peak starts at heap_live_at_reset.
   uint32_t peak_epoch;
   int64_t heap_peak_before_reset;
   int64_t heap_live_at_reset;
@@ -117,7 +117,7 @@ struct Region {
   Slot slots[kSlotCount];
 };
 
-// Sums of all slots at one moment (each field read with a relaxed load).
+/// Sums of all slots at one moment (each field read with a relaxed load).
 struct Totals {
   uint64_t malloc_calls = 0;
   uint64_t malloc_bytes = 0;
@@ -130,11 +130,11 @@ struct Totals {
   int64_t heap_peak_bytes = 0;
 };
 
-// Marks a zeroed Region ready: slot 0 is the shared overflow slot.
+/// Marks a zeroed Region ready: slot 0 is the shared overflow slot.
 void init_region(Region* r);
 
-// Only slots ever claimed are read (Region::slot_limit): the rest are zero, and
-// reading a page of a shared mapping allocates it.
+/// Only slots ever claimed are read (Region::slot_limit): the rest are zero, and
+/// reading a page of a shared mapping allocates it.
 Totals sum_slots(const Region* region);
 
 }  // namespace account

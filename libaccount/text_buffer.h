@@ -1,6 +1,6 @@
-// A bounded text builder for records and messages: no allocation, no locale, no
-// stdio, safe in a fork child and after a fatal signal. Output past the capacity
-// is dropped and remembered (overflowed()).
+/// A bounded text builder for records and messages: no allocation, no locale, no
+/// stdio, safe in a fork child and after a fatal signal. Output past the capacity
+/// is dropped and remembered (overflowed()).
 #pragma once
 
 #include <stddef.h>
@@ -17,13 +17,13 @@ class TextBuffer {
   void put(const char* s, size_t n);
   void put_uint(uint64_t v);
   void put_int(int64_t v);
-  // v / 10^decimals printed with exactly `decimals` digits after the point.
+  /// v / 10^decimals printed with exactly `decimals` digits after the point.
   void put_fixed(uint64_t v, int decimals);
-  // A JSON string literal: quotes, escapes, invalid UTF-8 replaced by U+FFFD.
+  /// A JSON string literal: quotes, escapes, invalid UTF-8 replaced by U+FFFD.
   void put_json_string(const char* s, size_t n);
   void put_json_string(const char* s);
 
-  // "key": helpers for records (a comma is written before every key but the first).
+  /// "key": helpers for records (a comma is written before every key but the first).
   void key(const char* name);
   void field(const char* name, uint64_t v) { key(name), put_uint(v); }
   void field_int(const char* name, int64_t v) { key(name), put_int(v); }

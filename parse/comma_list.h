@@ -1,5 +1,5 @@
-// The items of an option's comma-separated list ("cpu=5%,wall=10%"): every
-// item, empty ones included, so that the caller can name a bad one.
+/// The items of an option's comma-separated list ("cpu=5%,wall=10%"): every
+/// item, empty ones included, so that the caller can name a bad one.
 #pragma once
 
 #include <string_view>

@@ -17,12 +17,12 @@
 
 namespace account {
 
-// One process image's figures, by the registry, and what its run needs of it.
+/// One process image's figures, by the registry, and what its run needs of it.
 struct ProcFigures {
   int64_t pid = 0;
   bool exec = false;
   bool counted = true;  // the shim counted its copies and allocations
-  // Each figure of the registry (figures.h), by its unit.
+  /// Each figure of the registry (figures.h), by its unit.
   std::array<double, kFigureCount> seconds{};
   std::array<uint64_t, kFigureCount> bytes{};
   uint32_t recorded = 0;  // Known::kWhenPresent figures the record carries (recorded_bit)
@@ -37,9 +37,9 @@ ProcFigures figures_of(const ProcessRecord& p, std::string command);
 /// A process's figures as a run of that one process.
 RunFigures own_figures(const ProcFigures& f);
 
-// The peak rule (Summed::kPeak) of one figure over a run: the larger of the
-// tree record's sampled concurrent peak, where one exists, and the largest
-// single process's peak.
+/// The peak rule (Summed::kPeak) of one figure over a run: the larger of the
+/// tree record's sampled concurrent peak, where one exists, and the largest
+/// single process's peak.
 struct RunPeak {
   uint64_t tree = 0;
   uint64_t largest_process = 0;
@@ -52,12 +52,12 @@ struct RunPeak {
   uint64_t value() const { return std::max(tree, largest_process); }
 };
 
-// Each figure of a run as its Summed rule gathers it.
+/// Each figure of a run as its Summed rule gathers it.
 struct FigureSums {
   std::array<double, kFigureCount> seconds{};  // kAddedOverImages: images counted
   std::array<double, kFigureCount> unseen{};   // kAddedOverImages: the tree record's part
   std::array<std::optional<double>, kFigureCount> whole{};  // the tree record's (tree_whole)
-  // kAdded (saturating), kLargest, kAddedOverImages of a count
+  /// kAdded (saturating), kLargest, kAddedOverImages of a count
   std::array<uint64_t, kFigureCount> bytes{};
   std::array<RunPeak, kFigureCount> peaks{};                // kPeak
   uint32_t recorded = 0;  // Known::kWhenPresent: some process carried it

@@ -1,13 +1,13 @@
-// How a process image ended and who wrote its record: the `end`, `exit_code`,
-// `signal` and `written_by` keys of a process record.
+/// How a process image ended and who wrote its record: the `end`, `exit_code`,
+/// `signal` and `written_by` keys of a process record.
 #pragma once
 
 namespace account {
 
 enum class EndKind { kExit, kExec, kSignal, kKilled, kRunning };
 
-// Who wrote the record: the image itself, a sampler that saw it die (the
-// shim's per-image sampler or account run's tree sampler), or account watch.
+/// Who wrote the record: the image itself, a sampler that saw it die (the
+/// shim's per-image sampler or account run's tree sampler), or account watch.
 enum class Writer { kProcess, kSampler, kWatch };
 
 struct Ending {
@@ -17,9 +17,9 @@ struct Ending {
   Writer writer = Writer::kProcess;
 };
 
-// A zombie's raw wait status (field 52 of /proc/PID/stat) as an Ending.
-// Without one (the process was reaped before anyone looked) the cause is
-// unknown: kKilled without a signal number.
+/// A zombie's raw wait status (field 52 of /proc/PID/stat) as an Ending.
+/// Without one (the process was reaped before anyone looked) the cause is
+/// unknown: kKilled without a signal number.
 inline Ending ending_from_wait_status(bool have_status, int status, Writer writer) {
   Ending e;
   e.writer = writer;

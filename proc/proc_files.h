@@ -1,6 +1,6 @@
-// Reading /proc without allocation or stdio: safe in the shim, in a fork child
-// and in the sampler process. Descriptors stay open and are re-read with pread,
-// as a sampler reads the same file every few milliseconds.
+/// Reading /proc without allocation or stdio: safe in the shim, in a fork child
+/// and in the sampler process. Descriptors stay open and are re-read with pread,
+/// as a sampler reads the same file every few milliseconds.
 #pragma once
 
 #include <stddef.h>
@@ -14,7 +14,7 @@ struct MemoryNow {  // /proc/PID/statm
   uint64_t resident_bytes = 0;
   uint64_t shared_bytes = 0;  // resident pages backed by a file or shared memory
   uint64_t threads = 0;       // status's Threads (statm has none): 0 when not read
-  // Resident anonymous memory: what the program allocated rather than mapped.
+  /// Resident anonymous memory: what the program allocated rather than mapped.
   uint64_t anon_bytes() const {
     return resident_bytes > shared_bytes ? resident_bytes - shared_bytes : 0;
   }
@@ -24,8 +24,8 @@ struct MemoryPeaks {  // /proc/PID/status
   uint64_t vm_peak_bytes = 0;
   uint64_t rss_peak_bytes = 0;
   bool valid = false;
-  // Read with the peaks from outside (the samplers' status reads); a zombie
-  // still has them.
+  /// Read with the peaks from outside (the samplers' status reads); a zombie
+  /// still has them.
   uint64_t voluntary_ctxsw = 0, involuntary_ctxsw = 0;
   bool have_ctxsw = false;
 };
@@ -33,8 +33,8 @@ struct MemoryPeaks {  // /proc/PID/status
 struct CpuAndExit {  // /proc/PID/stat
   uint64_t user_ns = 0;
   uint64_t sys_ns = 0;
-  // Fields 16, 17: CPU of the children it has waited for (and of theirs that
-  // were waited for in turn), added when they were reaped.
+  /// Fields 16, 17: CPU of the children it has waited for (and of theirs that
+  /// were waited for in turn), added when they were reaped.
   uint64_t children_user_ns = 0;
   uint64_t children_sys_ns = 0;
   int exit_code = 0;  // raw wait status (field 52), meaningful for a zombie
@@ -48,9 +48,9 @@ struct CpuAndExit {  // /proc/PID/stat
   bool valid = false;
 };
 
-// The kernel's per-process counters (docs/counters.md): from getrusage in the
-// process itself, or from /proc/PID/stat, status and io from outside. Each
-// group is recorded only when it was read.
+/// The kernel's per-process counters (docs/counters.md): from getrusage in the
+/// process itself, or from /proc/PID/stat, status and io from outside. Each
+/// group is recorded only when it was read.
 struct KernelCounters {
   uint64_t minor_faults = 0, major_faults = 0;
   uint64_t voluntary_ctxsw = 0, involuntary_ctxsw = 0;
@@ -61,41 +61,41 @@ struct KernelCounters {
   bool have_call_bytes = false;  // rchar, wchar
 };
 
-// Reads the whole file at fd from offset 0 into buf (NUL-terminated); returns the
-// length or -1.
+/// Reads the whole file at fd from offset 0 into buf (NUL-terminated); returns the
+/// length or -1.
 ssize_t pread_text(int fd, char* buf, size_t cap);
 
 bool parse_statm(const char* text, MemoryNow* out);
-// VmPeak and VmHWM (valid), and the context switches (have_ctxsw).
+/// VmPeak and VmHWM (valid), and the context switches (have_ctxsw).
 bool parse_status_peaks(const char* text, MemoryPeaks* out);
-// The current figures from status (VmSize, VmRSS, RssFile + RssShmem): what
-// statm says, so one read of status gives both the peaks and the present.
+/// The current figures from status (VmSize, VmRSS, RssFile + RssShmem): what
+/// statm says, so one read of status gives both the peaks and the present.
 bool parse_status_now(const char* text, MemoryNow* out);
-// Both of the above in one pass over the text.
+/// Both of the above in one pass over the text.
 bool parse_status(const char* text, MemoryPeaks* peaks, MemoryNow* now);
 bool parse_stat(const char* text, CpuAndExit* out);
-// /proc/PID/io: rchar, wchar (have_call_bytes), read_bytes, write_bytes
-// (have_storage). A process's file adds the I/O of the children it reaped.
+/// /proc/PID/io: rchar, wchar (have_call_bytes), read_bytes, write_bytes
+/// (have_storage). A process's file adds the I/O of the children it reaped.
 bool parse_io(const char* text, KernelCounters* out);
 
-// The last pid handed out in this pid namespace, /proc/loadavg's last field
-// ("0.10 0.20 0.30 2/150 12345"). Every fork and every new thread anywhere
-// in the namespace (or below it) moves it.
+/// The last pid handed out in this pid namespace, /proc/loadavg's last field
+/// ("0.10 0.20 0.30 2/150 12345"). Every fork and every new thread anywhere
+/// in the namespace (or below it) moves it.
 bool parse_loadavg_last_pid(const char* text, uint64_t* out);
 
-// The one rule for descriptors opened inside a program: a process started with
-// 0, 1 or 2 closed must not find them taken. Moves fd above 2 (close-on-exec)
-// and returns the new descriptor (or fd itself when it already is, or -1).
+/// The one rule for descriptors opened inside a program: a process started with
+/// 0, 1 or 2 closed must not find them taken. Moves fd above 2 (close-on-exec)
+/// and returns the new descriptor (or fd itself when it already is, or -1).
 int fd_above_stdio(int fd);
 
-// Opens /proc/<pid>/<name> (pid 0: self) read-only, close-on-exec.
+/// Opens /proc/<pid>/<name> (pid 0: self) read-only, close-on-exec.
 int open_proc_file(pid_t pid, const char* name);
-// Opens /proc/thread-self/<name>: the calling thread's own.
+/// Opens /proc/thread-self/<name>: the calling thread's own.
 int open_thread_self_file(const char* name);
 
 bool read_statm(int fd, MemoryNow* out);
 bool read_status_peaks(int fd, MemoryPeaks* out);
-// Peaks and present from one read of status.
+/// Peaks and present from one read of status.
 bool read_status(int fd, MemoryPeaks* peaks, MemoryNow* now);
 bool read_stat(int fd, CpuAndExit* out);
 bool read_io(int fd, KernelCounters* out);

@@ -1,13 +1,13 @@
-// System calls made without glibc's wrappers, for the calls an image makes only
-// at its start and its end.
-//
-// Why: a process start pays a page fault for every page of code and data it
-// touches for the first time (12-16 us each on a paravirtualized VM, where a
-// system call costs 1 us). glibc's wrappers for getpid, readlink or
-// clock_gettime sit on pages of libc (and the vDSO's) that a short program
-// such as /bin/true never touches, so calling them costs the faults, not the
-// calls. An inline system call instruction runs from the shim's own page.
-// Errors come back as -errno, as the kernel returns them; errno is untouched.
+/// System calls made without glibc's wrappers, for the calls an image makes only
+/// at its start and its end.
+///
+/// Why: a process start pays a page fault for every page of code and data it
+/// touches for the first time (12-16 us each on a paravirtualized VM, where a
+/// system call costs 1 us). glibc's wrappers for getpid, readlink or
+/// clock_gettime sit on pages of libc (and the vDSO's) that a short program
+/// such as /bin/true never touches, so calling them costs the faults, not the
+/// calls. An inline system call instruction runs from the shim's own page.
+/// Errors come back as -errno, as the kernel returns them; errno is untouched.
 #pragma once
 
 #include <errno.h>
@@ -47,7 +47,7 @@ inline long raw_syscall(long n, long a = 0, long b = 0, long c = 0, long d = 0) 
   return x0;
 }
 #else
-// Elsewhere glibc's generic syscall(); errno is then set as well.
+/// Elsewhere glibc's generic syscall(); errno is then set as well.
 inline long raw_syscall(long n, long a = 0, long b = 0, long c = 0, long d = 0) {
   long ret = syscall(n, a, b, c, d);
   return ret == -1 ? -errno : ret;
@@ -68,15 +68,15 @@ inline uint64_t raw_clock_ns(clockid_t clock) {
   return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
 }
 
-// open(2) and the calls on its descriptor, each returning what the kernel
-// does (-errno on failure). EINTR is the caller's to retry.
+/// open(2) and the calls on its descriptor, each returning what the kernel
+/// does (-errno on failure). EINTR is the caller's to retry.
 inline int raw_open(const char* path, int flags, mode_t mode = 0) {
   return int(raw_syscall(SYS_openat, long(AT_FDCWD), long(path), long(flags), long(mode)));
 }
 
-// openat2(2) with RESOLVE_NO_SYMLINKS: ELOOP when any component of `path` is
-// a symbolic link; -ENOSYS before Linux 5.6 (or under a seccomp filter that
-// does not know it).
+/// openat2(2) with RESOLVE_NO_SYMLINKS: ELOOP when any component of `path` is
+/// a symbolic link; -ENOSYS before Linux 5.6 (or under a seccomp filter that
+/// does not know it).
 inline int raw_open_no_symlinks(const char* path, int flags, mode_t mode) {
   open_how how{};
   how.flags = uint64_t(flags);
@@ -105,7 +105,7 @@ inline int raw_flock(int fd, int operation) {
   return int(raw_syscall(SYS_flock, long(fd), long(operation)));
 }
 
-// fstat(2): the kernel's struct stat is glibc's on the 64-bit ABIs.
+/// fstat(2): the kernel's struct stat is glibc's on the 64-bit ABIs.
 inline int raw_fstat(int fd, struct stat* st) {
   return int(raw_syscall(SYS_fstat, long(fd), long(st)));
 }
@@ -118,9 +118,9 @@ inline int raw_getrusage(int who, rusage* usage) {
   return int(raw_syscall(SYS_getrusage, long(who), long(usage)));
 }
 
-// Blocks every signal but glibc's two internal ones (SIGCANCEL, SIGSETXID:
-// 32 and 33), as pthread_sigmask with a sigfillset set does; *saved gets the
-// mask before. The kernel's sigset is 8 bytes.
+/// Blocks every signal but glibc's two internal ones (SIGCANCEL, SIGSETXID:
+/// 32 and 33), as pthread_sigmask with a sigfillset set does; *saved gets the
+/// mask before. The kernel's sigset is 8 bytes.
 inline void raw_block_signals(uint64_t* saved) {
   uint64_t all = ~((uint64_t(1) << 31) | (uint64_t(1) << 32));
   raw_syscall(SYS_rt_sigprocmask, long(SIG_BLOCK), long(&all), long(saved), 8);
@@ -130,7 +130,7 @@ inline void raw_restore_signals(const uint64_t* saved) {
   raw_syscall(SYS_rt_sigprocmask, long(SIG_SETMASK), long(saved), 0, 8);
 }
 
-// readlink(2): the length read, or -errno.
+/// readlink(2): the length read, or -errno.
 inline long raw_readlink(const char* path, char* buf, size_t cap) {
 #if defined(SYS_readlink)
   return raw_syscall(SYS_readlink, long(path), long(buf), long(cap));

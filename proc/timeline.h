@@ -1,8 +1,8 @@
-// A bounded time series of samples: when full, every other point is dropped and
-// each later point covers twice as many samples (keeping the largest figures
-// seen in its span), so a run of any length keeps its whole shape in a fixed
-// number of points. Header-only and allocation-free: the storage is provided
-// by the caller (a shared mapping in the shim, a vector in the tool).
+/// A bounded time series of samples: when full, every other point is dropped and
+/// each later point covers twice as many samples (keeping the largest figures
+/// seen in its span), so a run of any length keeps its whole shape in a fixed
+/// number of points. Header-only and allocation-free: the storage is provided
+/// by the caller (a shared mapping in the shim, a vector in the tool).
 #pragma once
 
 #include <stddef.h>
@@ -48,7 +48,7 @@ inline void timeline_add(TimelineState* s, TimelinePoint* points, const Timeline
   if (++s->pending < s->stride) return;
   s->pending = 0;
   if (s->count == s->capacity) {
-    // Halve the resolution: merge neighbours pairwise.
+    /// Halve the resolution: merge neighbours pairwise.
     for (uint32_t i = 0; i < s->capacity / 2; ++i) {
       TimelinePoint a = points[2 * i], b = points[2 * i + 1];
       points[i] = b;

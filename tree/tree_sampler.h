@@ -178,17 +178,17 @@ class TreeSampler {
   Proc* proc_of(pid_t pid, bool has_image_file = false);
   bool insure(pid_t pid, Proc* p);
   bool sample(pid_t pid, Proc* p, SampledPeaks* peaks, MemoryNow* now);
-  // Ends the processes found ended, and with `ask_pidfds` those whose pidfd says so.
+  /// Ends the processes found ended, and with `ask_pidfds` those whose pidfd says so.
   void end_ended(bool ask_pidfds);
   bool has_ended(Proc* p);
   void discover_images();
-  // discover_images(), once a tick, when the tick needs to know the images:
-  // see tick().
+  /// discover_images(), once a tick, when the tick needs to know the images:
+  /// see tick().
   void look_for_images();
-  // A file of its is still not set up (as far as the last look knows).
+  /// A file of its is still not set up (as far as the last look knows).
   bool waits_for_file(const Proc& p) const;
-  // Names created and removed in the run directory since the last call;
-  // false when they cannot tell (the first call, no watch, an overflow).
+  /// Names created and removed in the run directory since the last call;
+  /// false when they cannot tell (the first call, no watch, an overflow).
   bool new_image_names(std::vector<std::string>* created, std::set<std::string>* removed);
   void look_at_image(const std::string& name);
   void forget_recorded_images();
@@ -204,12 +204,12 @@ class TreeSampler {
   void forget_image(Image* image);
   bool recorded_zombie(pid_t pid);
   std::vector<pid_t> children(pid_t pid, ChildrenFile* file);
-  // A walked process's children: read, or the last read while still true.
+  /// A walked process's children: read, or the last read while still true.
   const std::vector<pid_t>& known_children(pid_t pid, Proc* p);
   void sense_forks();
   std::vector<pid_t> root_children();
 
-  // Processes whose children files stay open (beyond, each tick opens them).
+  /// Processes whose children files stay open (beyond, each tick opens them).
   static constexpr size_t kChildrenFilesKept = 128;
 
   pid_t root_;

@@ -1,6 +1,6 @@
-// The process record of an image watched from outside (account watch): nothing
-// counted inside it, CPU and kernel peaks as /proc last said, the samples in
-// `region`. One composer for the single-process and the tree watch.
+/// The process record of an image watched from outside (account watch): nothing
+/// counted inside it, CPU and kernel peaks as /proc last said, the samples in
+/// `region`. One composer for the single-process and the tree watch.
 #pragma once
 
 #include <cstdint>

@@ -1,12 +1,12 @@
-// Google Benchmark's memory figures from the shim's counts (docs/budgets.md):
-//   account::register_memory_manager();   // before RunSpecifiedBenchmarks
-// registers an account::MemoryManager, which fills num_allocs,
-// total_allocated_bytes, net_heap_growth and max_bytes_used (the process's,
-// over Benchmark's memory run), and
-//   account::CopiedCounters copies(state);   // first line of a benchmark
-// reports copied_bytes and copied_calls per iteration as user counters.
-// Without the shim nothing is registered (Benchmark would print 0 allocations
-// for figures nobody counted: unknown is not zero) and the counters are absent.
+/// Google Benchmark's memory figures from the shim's counts (docs/budgets.md):
+///   account::register_memory_manager();   // before RunSpecifiedBenchmarks
+/// registers an account::MemoryManager, which fills num_allocs,
+/// total_allocated_bytes, net_heap_growth and max_bytes_used (the process's,
+/// over Benchmark's memory run), and
+///   account::CopiedCounters copies(state);   // first line of a benchmark
+/// reports copied_bytes and copied_calls per iteration as user counters.
+/// Without the shim nothing is registered (Benchmark would print 0 allocations
+/// for figures nobody counted: unknown is not zero) and the counters are absent.
 #pragma once
 
 #include <account/account.h>
@@ -42,8 +42,8 @@ class MemoryManager : public ::benchmark::MemoryManager {
   account_counters start_{};
 };
 
-// Registers one account::MemoryManager when the shim counts this process and
-// returns true; otherwise says so in one line on stderr and returns false.
+/// Registers one account::MemoryManager when the shim counts this process and
+/// returns true; otherwise says so in one line on stderr and returns false.
 inline bool register_memory_manager() {
   if (!account_counting()) {
     fputs(
@@ -57,8 +57,8 @@ inline bool register_memory_manager() {
   return true;
 }
 
-// Copies made on the benchmark's thread while it lives, as the user counters
-// copied_bytes and copied_calls, averaged per iteration.
+/// Copies made on the benchmark's thread while it lives, as the user counters
+/// copied_bytes and copied_calls, averaged per iteration.
 class CopiedCounters {
  public:
   explicit CopiedCounters(::benchmark::State& state) : state_(state) {

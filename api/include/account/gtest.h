@@ -1,9 +1,9 @@
-// GoogleTest assertions on what a statement allocates and copies on the
-// calling thread, counted by the shim (docs/budgets.md):
-//   EXPECT_NO_MALLOC(parse(input));
-//   EXPECT_MALLOC_BYTES_AT_MOST(table.insert(key), 4096);
-//   ASSERT_COPIED_BYTES_AT_MOST(buffer.append(data), data.size());
-// Without the shim each skips the test (GTEST_SKIP) with the reason.
+/// GoogleTest assertions on what a statement allocates and copies on the
+/// calling thread, counted by the shim (docs/budgets.md):
+///   EXPECT_NO_MALLOC(parse(input));
+///   EXPECT_MALLOC_BYTES_AT_MOST(table.insert(key), 4096);
+///   ASSERT_COPIED_BYTES_AT_MOST(buffer.append(data), data.size());
+/// Without the shim each skips the test (GTEST_SKIP) with the reason.
 #pragma once
 
 #include <account/account.h>
@@ -20,7 +20,7 @@ inline constexpr char kNotCounting[] =
     "account: nothing is counted in this process (run the test under `account run` "
     "or with LD_PRELOAD=libaccount.so)";
 
-// The calling thread's counts over one statement.
+/// The calling thread's counts over one statement.
 class Window {
  public:
   bool counting() const { return account_counting() != 0; }
@@ -61,7 +61,7 @@ class Window {
 
 }  // namespace account::gtest_detail
 
-// The statement runs in a lambda, between two snapshots of the thread.
+/// The statement runs in a lambda, between two snapshots of the thread.
 #define ACCOUNT_BUDGET_(statement, budget, limit, fail)                                \
   GTEST_AMBIGUOUS_ELSE_BLOCKER_                                                        \
   if (::account::gtest_detail::Window account_window_; !account_window_.counting())    \
