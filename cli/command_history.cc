@@ -33,8 +33,10 @@ int command_history(const Args& args) {
       ("since", po::value(&o.range.since), "the oldest commit shown")
       ("test", po::value(&o.range.test), "only this test")
       ("op", po::value(&o.range.op), "only this operation")
-      ("metric", po::value(&metrics), "the figures shown, a comma list of wall, cpu, size, "
-       "resident, anon, heap, copied, malloc (default: cpu,size,resident,copied,malloc)")
+      ("metric", po::value(&metrics),
+       ("the figures shown, a comma list of " + metric_name_list() +
+        " (default: cpu,size,resident,copied,malloc)")
+           .c_str())
       ("format,f", po::value(&format), "table (default; also: text), csv, json, markdown, html (a page with the "
        "tables and the picture) or svg (the picture: runs, medians, segments, change points)")
       ("output,o", po::value(&output), "write to FILE (default: standard output)")

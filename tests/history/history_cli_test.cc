@@ -177,3 +177,31 @@ TEST_F(History, ThePictureMarksEachChangePointAtItsCommit) {
 
 }  // namespace
 }  // namespace account
+
+namespace account {
+namespace {
+
+// The kernel's counters go through the store like every figure (docs/counters.md):
+// a run whose records carry them shows them, one whose records do not is
+// unknown (empty in CSV), not 0.
+TEST_F(History, KernelCountersFromTheStoreUnknownWhereNoRecordHasThem) {
+  std::string file = std::string(ACCOUNT_TEST_DATA_DIR) + "/parse/data/counters.jsonl";
+  ProgramResult added = account(
+      {"store", "add", "--store", store, "--repo", repo, "--commit", shas.back(), file});
+  ASSERT_EQ(added.status, 0) << added.err;
+  ProgramResult r = account({"history", "--store", store, "--repo", repo, "--test", "t",
+                             "--metric", "minor_faults,read", "--format", "csv"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string head = "t,new," + shas.back().substr(0, 12) + ",";
+  size_t at = r.out.find(head);
+  ASSERT_NE(at, std::string::npos) << r.out;
+  std::string row = r.out.substr(at, r.out.find('\n', at) - at);
+  EXPECT_NE(row.find(",1,1234,4,"), std::string::npos) << row;
+  at = r.out.find("t,old," + shas.back().substr(0, 12) + ",");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  row = r.out.substr(at, r.out.find('\n', at) - at);
+  EXPECT_NE(row.find(",1,,,"), std::string::npos) << row;
+}
+
+}  // namespace
+}  // namespace account
