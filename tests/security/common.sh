@@ -42,7 +42,9 @@ kill_run_expect_gone() {
   for pid in "$@"; do
     dead=
     for _ in $(seq 20); do  # 1 s
-      state=$(sed -n 's/^State:\t\(.\).*/\1/p' /proc/$pid/status 2>/dev/null)
+      # Gone and reaped already: no status file, and sed's failure must not
+      # end the script under set -e (it did, silently, in CI-like runs).
+      state=$(sed -n 's/^State:\t\(.\).*/\1/p' /proc/$pid/status 2>/dev/null || true)
       [ -z "$state" ] || [ "$state" = Z ] && { dead=1; break; }
       sleep 0.05
     done
