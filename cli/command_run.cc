@@ -366,6 +366,12 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   std::vector<pid_t> killed;
   std::vector<pid_t> killed_late;  // by --kill-after, each pid once
   auto kill_late = [&](pid_t p) {
+    // A zombie takes a signal as if it were alive: one of our children (the
+    // command, an orphan that came back) that already ended is not counted as
+    // killed by --kill-after.
+    siginfo_t ended{};
+    if (waitid(P_PID, id_t(p), &ended, WEXITED | WNOHANG | WNOWAIT) == 0 && ended.si_pid == p)
+      return;
     if (kill(p, SIGKILL) != 0) return;
     killed.push_back(p);
     if (std::find(killed_late.begin(), killed_late.end(), p) == killed_late.end())
