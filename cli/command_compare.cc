@@ -11,6 +11,7 @@
 #include "commands/compare.h"
 #include "file_options.h"
 #include "output_file.h"
+#include "report_columns.h"
 #include "run_end.h"
 
 namespace account {
@@ -29,10 +30,7 @@ int command_compare(const Args& args) {
       ("output,o", po::value(&output), "write to FILE (default: standard output)")
       ("names", po::value(&names), "labels for the files, comma-separated (default: file names)")
       ("columns", po::value(&columns),
-       "more columns, a comma list of +NAME: +anon (peak anonymous resident), +heap (largest "
-       "process heap peak), +faults (minor and major page faults), +ctxsw (voluntary and "
-       "involuntary context switches), +io (MiB read and written: storage, read/write calls), "
-       "+exit (how the runs ended)")
+       columns_help().c_str())
       ("fail-on", po::value(&fail_on),
        ("METRIC=PCT,...: exit with status 3 when a later file is significantly worse than the "
         "first by more than PCT percent in METRIC (" +

@@ -15,6 +15,7 @@
 #include "formats/html_report.h"
 #include "formats/registry.h"
 #include "output_file.h"
+#include "report_columns.h"
 #include "run_end.h"
 
 namespace account {
@@ -87,10 +88,7 @@ int command_report(const Args& args) {
       ("percentiles", po::value(&percentiles)->implicit_value("wall"),
        "distribution over runs of KEY: wall (default), cpu, size, resident, copied, malloc")
       ("columns", po::value(&columns),
-       "more columns, a comma list of +NAME: +anon (peak anonymous resident), +heap (largest "
-       "process heap peak), +faults (minor and major page faults), +ctxsw (voluntary and "
-       "involuntary context switches), +io (MiB read and written: storage, read/write calls), "
-       "+exit (how the runs ended)")
+       columns_help().c_str())
       ("sort", po::value(&sort),
        ("order each test's rows by KEY, largest first, and the tests by their largest row: " +
         metric_name_list())

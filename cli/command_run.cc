@@ -28,6 +28,7 @@
 #include "add.h"
 #include "aggregate.h"
 #include "cell_text.h"
+#include "clock.h"
 #include "close_descriptors.h"
 #include "comma_list.h"
 #include "commands.h"
@@ -39,17 +40,17 @@
 #include "record.h"
 #include "record_file.h"
 #include "record_writer.h"
+#include "run_cgroup.h"
 #include "run_guard.h"
 #include "run_leftovers.h"
 #include "run_prepare.h"
 #include "run_signals.h"
+#include "sampling.h"
 #include "shim_location.h"
 #include "spawn.h"
 #include "store.h"
 #include "tree_sampler.h"
 #include "values.h"
-#include "clock.h"
-#include "sampling.h"
 
 extern char** environ;
 
@@ -88,6 +89,10 @@ struct RunOptions {
   std::vector<int> stop_signals;  // ended by one of these, the run is stopped, not failed
   std::string budget_text;
   std::vector<Budget> budgets;
+  std::string cgroup_text = "auto";
+  CgroupMode cgroup = CgroupMode::kAuto;
+  std::optional<CgroupPlace> cgroup_place;  // found once, before the first run
+  std::string no_cgroup_place;              // why there is none
   std::vector<std::string> command;
   // --store/--commit: the run's records kept in the results store (store/add.h).
   std::string store, commit, repo = ".", branch;
@@ -121,6 +126,10 @@ po::options_description run_options(RunOptions& o) {
       "SIG (TERM, SIGHUP, 15; repeatable) is the command's normal stop: ended by it, the run "
       "reads as stopped (counted like exit 0), not failed")("quiet,q", po::bool_switch(&o.quiet),
                                                             "no summary line on stderr")(
+      "cgroup", po::value(&o.cgroup_text)->default_value("auto"),
+      "auto, off or require: put the command in a cgroup of its own for the kernel's exact tree "
+      "peak (cgroup_memory_peak_bytes, pids_peak; docs/cgroup.md). auto: where it can (root, "
+      "or a delegated subtree), else one line; require: else run nothing (exit 125)")(
       "store", po::value(&o.store),
       "keep this run's records in the results store (an SQLite file or postgresql://...; "
       "default with --commit: $ACCOUNT_STORE, else .account/results.sqlite at the repository's "
@@ -137,7 +146,7 @@ void split_command(const Args& args, Args* options, Args* command) {
   static const char* const kTakesValue[] = {
       "--test",   "--op",      "-o",           "--output",        "--interval",    "--timeout",
       "--repeat", "--prepare", "--kill-after", "--backtrace-min", "--stop-signal", "--store",
-      "--commit", "--repo",    "--branch",     "--budget"};
+      "--commit", "--repo",    "--branch",     "--budget",        "--cgroup"};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") {
@@ -173,9 +182,11 @@ struct RunResult {
   uint64_t own_cpu_ns = 0;     // account run's CPU for this run (the tree record's sampler_cpu_s)
   uint64_t waited_cpu_ns = 0;  // wait4's rusage of the command (waited_cpu_s)
   uint64_t waited_max_rss_bytes = 0;
-  bool lingering = false;     // daemons outlive the command: a sampler writes the tree record
-  uint64_t records_lost = 0;  // records that could not be written (the tree record too)
-  std::string write_error;    // why the first of them was lost
+  bool lingering = false;      // daemons outlive the command: a sampler writes the tree record
+  uint64_t records_lost = 0;   // records that could not be written (the tree record too)
+  std::string write_error;     // why the first of them was lost
+  CgroupPeaks cgroup;          // the command's cgroup's (none without one)
+  bool cgroup_failed = false;  // --cgroup=require could not be met: nothing ran
 };
 
 uint64_t timeval_ns(const timeval& tv) {
@@ -203,6 +214,10 @@ std::string tree_record(const RunOptions& o, const RunResult& r, unsigned run) {
   t.aborted = r.aborted;
   t.interrupted = r.interrupted;
   t.killed_after = r.killed_after;
+  t.have_cgroup_memory_peak = r.cgroup.memory_bytes.has_value();
+  t.cgroup_memory_peak_bytes = r.cgroup.memory_bytes.value_or(0);
+  t.have_pids_peak = r.cgroup.pids.has_value();
+  t.pids_peak = r.cgroup.pids.value_or(0);
   t.stop_signals = o.stop_signals.data();
   t.stop_signal_count = int(o.stop_signals.size());
   std::vector<const char*> argv;
@@ -287,8 +302,8 @@ std::unique_ptr<ImageInfo> run_fallback_info(const RunOptions& o, const std::str
 // The run's tree record is its to write, once the last of them has ended.
 // With a temporary output no one reads the records: the sampler writes no
 // tree record and removes the file the daemons' records made again.
-void linger(TreeSampler& tree, const RunOptions& o, const std::string& path, RunResult r,
-            unsigned run, const RunSignals& signals, bool temporary) {
+void linger(TreeSampler& tree, RunCgroup* cgroup, const RunOptions& o, const std::string& path,
+            RunResult r, unsigned run, const RunSignals& signals, bool temporary) {
   unsigned interval_ms = o.interval_ms ? o.interval_ms : 5;
   pid_t pid = fork();
   if (pid < 0 && !temporary) {  // the images still record themselves; the tree record is now
@@ -296,6 +311,7 @@ void linger(TreeSampler& tree, const RunOptions& o, const std::string& path, Run
     if (std::string err = write_tree_record(path, tree_record(o, r, run)); !err.empty())
       fmt::print(stderr, "account: cannot write the tree record to {}: {}\n", path, err);
   }
+  if (pid > 0 && cgroup) cgroup->release();  // the daemons are still in it: the sampler's to remove
   if (pid != 0) return;
   signals.restore();  // a TERM ends this sampler as any other process
   setsid();
@@ -315,10 +331,12 @@ void linger(TreeSampler& tree, const RunOptions& o, const std::string& path, Run
   r.processes_without_shim = tree.processes_without_shim();
   r.peaks = tree.peaks();
   r.own_cpu_ns += process_cpu_now_ns();  // a fork's own CPU starts at 0
+  if (cgroup) r.cgroup = cgroup->peaks();
   if (temporary)
     unlink(path.c_str());
   else if (std::string err = write_tree_record(path, tree_record(o, r, run)); !err.empty())
     fmt::print(stderr, "account: cannot write the tree record to {}: {}\n", path, err);
+  if (cgroup) cgroup->remove();
   // Last: the directory's end tells that the record file is complete.
   tree.remove_image_dir();
   _exit(0);
@@ -330,9 +348,38 @@ std::chrono::steady_clock::time_point after_seconds(double s) {
              std::chrono::duration<double>(s));
 }
 
+// The run's cgroup, or nullptr: said once under auto, or *failed under require.
+std::unique_ptr<RunCgroup> make_run_cgroup(const RunOptions& o, unsigned run, bool* failed) {
+  static bool said = false;
+  if (o.cgroup == CgroupMode::kOff) return nullptr;
+  std::string why;
+  std::unique_ptr<RunCgroup> cgroup =
+      o.cgroup_place ? RunCgroup::make(*o.cgroup_place, run, &why) : nullptr;
+  if (!o.cgroup_place) why = o.no_cgroup_place;
+  if (cgroup) return cgroup;
+  if (o.cgroup == CgroupMode::kRequire) {
+    fmt::print(stderr, "account: run: --cgroup=require: {}\n", why);
+    *failed = true;
+  } else if (!said && !o.quiet) {
+    fmt::print(stderr,
+               "account run: no cgroup of its own for the command ({}): no "
+               "cgroup_memory_peak_bytes (--cgroup=off to not try)\n",
+               why);
+  }
+  said = true;
+  return nullptr;
+}
+
 RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, RunSignals& signals,
                    bool temporary, RunGuard& guard) {
   RunResult r;
+  std::unique_ptr<RunCgroup> cgroup = make_run_cgroup(o, run, &r.cgroup_failed);
+  if (r.cgroup_failed) {
+    r.status = kRunFailed << 8;
+    r.started = false;
+    r.start_ns = r.end_ns = realtime_ns();
+    return r;
+  }
   uint64_t cpu_at_start = process_cpu_now_ns();
   std::string image_dir = make_image_dir();
   if (image_dir.empty())
@@ -346,7 +393,27 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   // The command starts with the signal mask and dispositions account run started with.
   // A guard that knows the tree by list reaches the command's children through
   // it: the command must not die first and orphan them (run_guard.h).
-  Spawned spawned = spawn_command(o.command, signals.child(), nullptr, !guard.by_list());
+  static const std::vector<int> kNoGroups;
+  Spawned spawned =
+      spawn_command(o.command, signals.child(), nullptr, !guard.by_list(),
+                    cgroup ? cgroup->join_fds() : kNoGroups, o.cgroup == CgroupMode::kRequire);
+  if (spawned.pid < 0 && spawned.join_error != 0 && o.cgroup == CgroupMode::kRequire) {
+    r.cgroup_failed = true;
+    fmt::print(stderr, "account: run: --cgroup=require: the command cannot join its cgroup: {}\n",
+               std::strerror(spawned.join_error));
+    r.status = kRunFailed << 8;
+    r.started = false;
+    r.start_ns = r.end_ns = realtime_ns();
+    tree.remove_image_dir();
+    return r;
+  }
+  if (spawned.pid >= 0 && spawned.join_error != 0) {
+    fmt::print(stderr,
+               "account run: the command cannot join its cgroup ({}): no "
+               "cgroup_memory_peak_bytes\n",
+               std::strerror(spawned.join_error));
+    cgroup.reset();
+  }
   if (spawned.pid < 0) {
     int err = spawned.error;
     fmt::print(stderr, "account: cannot run '{}': {}\n", o.command[0], std::strerror(err));
@@ -467,10 +534,11 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   r.peaks = tree.peaks();
   r.own_cpu_ns = process_cpu_now_ns() - cpu_at_start;
   r.tree_end_ns = std::max(r.end_ns, tree.last_end_ns());
+  if (cgroup) r.cgroup = cgroup->peaks();
   std::string tree_error;
   if (running > 0) {
     r.lingering = true;
-    linger(tree, o, path, r, run, signals, temporary);
+    linger(tree, cgroup.get(), o, path, r, run, signals, temporary);
   } else {
     tree.remove_image_dir();
     tree_error = write_tree_record(path, tree_record(o, r, run));
@@ -565,6 +633,14 @@ void check_values(RunOptions& o, const po::variables_map& vm) {
   if (vm.count("timeout"))
     o.timeout_s = seconds_option("run", "--timeout", o.timeout_text, 0.001, 1e6);
   o.kill_after_s = seconds_option("run", "--kill-after", o.kill_after_text, 0, 3600);
+  if (o.cgroup_text == "auto")
+    o.cgroup = CgroupMode::kAuto;
+  else if (o.cgroup_text == "off")
+    o.cgroup = CgroupMode::kOff;
+  else if (o.cgroup_text == "require")
+    o.cgroup = CgroupMode::kRequire;
+  else
+    throw UsageError{fmt::format("run: --cgroup {}: not one of auto, off, require", o.cgroup_text)};
   if (vm.count("backtrace-min")) size_option("run", "--backtrace-min", o.backtrace_min);
   if (vm.count("budget")) o.budgets = budgets_option(o.budget_text);
   if (vm.count("prepare") && o.prepare.empty())
@@ -650,6 +726,9 @@ int command_run(const Args& args) {
     return 0;
   }
   check_values(o, vm);
+  if (o.cgroup != CgroupMode::kOff) {
+    o.cgroup_place = find_cgroup_place(&o.no_cgroup_place);
+  }
 
   std::string error;
   std::string shim = find_shim(&error);
@@ -787,7 +866,7 @@ int command_run(const Args& args) {
       exit_status = kRunFailed;
       break;
     }
-    if (r.aborted || r.interrupted) break;
+    if (r.aborted || r.interrupted || r.cgroup_failed) break;
   }
   if (store_at && !store_run(o, *store_at, path, run_records_from)) return kRunFailed;
   // A command that failed keeps its own status; one that succeeded answers for its budgets.

@@ -7,22 +7,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
+
 extern char** environ;
 
 namespace account {
 
-namespace {
-
-uint64_t realtime_now() {
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
-
-}  // namespace
-
 Spawned spawn_command(const std::vector<std::string>& command, const ChildSignals& signals,
-                      char* const* envp, bool die_with_parent) {
+                      char* const* envp, bool die_with_parent, const std::vector<int>& join_fds,
+                      bool join_required) {
   // Held in memory the child only reads (a register variable may be clobbered by vfork).
   char* const* volatile env = envp ? envp : environ;
   std::vector<char*> argv;
@@ -33,6 +26,9 @@ Spawned spawn_command(const std::vector<std::string>& command, const ChildSignal
   // functions, and nothing that allocates.
   volatile uint64_t exec_ns = 0;
   volatile int exec_errno = 0;
+  volatile int join_errno = 0;
+  const int* join = join_fds.data();
+  size_t n_join = join_fds.size();
   sigset_t all, saved;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &saved);  // no handler of ours may run in the child
@@ -47,7 +43,14 @@ Spawned spawn_command(const std::vector<std::string>& command, const ChildSignal
     // Dies with account run, also when it is SIGKILLed (which no handler
     // sees). No race: vfork holds the parent until the exec.
     if (die_with_parent) prctl(PR_SET_PDEATHSIG, SIGKILL);
-    exec_ns = realtime_now();
+    // "0" is the writing process itself, in cgroup v1 and v2.
+    for (size_t i = 0; i < n_join; ++i)
+      if (write(join[i], "0", 1) != 1 && join_errno == 0) join_errno = errno;
+    if (join_errno != 0 && join_required) {
+      exec_errno = join_errno;
+      _exit(125);
+    }
+    exec_ns = realtime_ns();
     execvpe(argv[0], argv.data(), env);
     exec_errno = errno;
     _exit(127);
@@ -55,6 +58,7 @@ Spawned spawn_command(const std::vector<std::string>& command, const ChildSignal
   int fork_errno = errno;
   pthread_sigmask(SIG_SETMASK, &saved, nullptr);
   Spawned s;
+  s.join_error = join_errno;
   if (pid < 0) {
     s.error = fork_errno;
     return s;

@@ -71,6 +71,11 @@ inline constexpr char kCommand[] = "command";          // the command's argv
 inline constexpr char kInterrupted[] = "interrupted";  // the signal account run got
 /// Processes account run SIGKILLed when --kill-after ran out after that signal.
 inline constexpr char kKilledAfter[] = "killed_after";
+/// account run's own cgroup for the command (run_cgroup.h): the kernel's peak
+/// of the memory charged to it, and of its tasks; absent where none was made
+/// or the kernel keeps no such peak.
+inline constexpr char kCgroupMemoryPeak[] = "cgroup_memory_peak_bytes";
+inline constexpr char kPidsPeak[] = "pids_peak";
 inline constexpr char kStopSignals[] =
     "stop_signals";  // signals that are the command's normal stop
 /// account watch --tree: processes of the tree that no record shows (shorter

@@ -280,6 +280,8 @@ void compose_tree_record(TextBuffer& out, const TreeFigures& tree) {
   out.put(tree.aborted ? "true" : "false");
   if (tree.interrupted) out.field_int(kInterrupted, tree.interrupted);
   if (tree.killed_after) out.field(kKilledAfter, tree.killed_after);
+  if (tree.have_cgroup_memory_peak) out.field(kCgroupMemoryPeak, tree.cgroup_memory_peak_bytes);
+  if (tree.have_pids_peak) out.field(kPidsPeak, tree.pids_peak);
   if (tree.stop_signal_count > 0) {
     out.key(kStopSignals);
     out.put('[');

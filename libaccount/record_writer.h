@@ -84,6 +84,11 @@ struct TreeFigures {
   bool aborted = false;
   int interrupted = 0;        // the signal that interrupted account run, 0: none
   uint64_t killed_after = 0;  // processes SIGKILLed when --kill-after ran out (written when not 0)
+  /// account run --cgroup: the command's cgroup peaks, each written when have_.
+  bool have_cgroup_memory_peak = false;
+  uint64_t cgroup_memory_peak_bytes = 0;
+  bool have_pids_peak = false;
+  uint64_t pids_peak = 0;
   /// The signals that are the command's normal stop (--stop-signal; a watched
   /// root's TERM, INT, HUP): written as stop_signals when there are any.
   const int* stop_signals = nullptr;

@@ -163,6 +163,7 @@ struct RunAcc {
           break;
         case Summed::kAdded:
         case Summed::kLargest:
+        case Summed::kTree:
           r.*fig.bytes = sums.bytes[i];
           break;
         case Summed::kPeak:

@@ -36,6 +36,8 @@ struct RunFigures {
   uint64_t minor_faults = 0, major_faults = 0;
   uint64_t voluntary_ctxsw = 0, involuntary_ctxsw = 0;
   uint64_t read_bytes = 0, write_bytes = 0, rchar_bytes = 0, wchar_bytes = 0;
+  /// account run's cgroup of the command (Known::kWhenPresent): the kernel's peaks.
+  uint64_t cgroup_memory_peak_bytes = 0, pids_peak = 0;
   uint32_t recorded = 0;
   uint64_t processes = 0;  ///< process records seen
   /// Processes whose copies and allocations the shim counted (its records),

@@ -57,10 +57,10 @@ struct FigureSums {
   std::array<double, kFigureCount> seconds{};  // kAddedOverImages: images counted
   std::array<double, kFigureCount> unseen{};   // kAddedOverImages: the tree record's part
   std::array<std::optional<double>, kFigureCount> whole{};  // the tree record's (tree_whole)
-  /// kAdded (saturating), kLargest, kAddedOverImages of a count
+  /// kAdded (saturating), kLargest, kAddedOverImages of a count, kTree
   std::array<uint64_t, kFigureCount> bytes{};
-  std::array<RunPeak, kFigureCount> peaks{};                // kPeak
-  uint32_t recorded = 0;  // Known::kWhenPresent: some process carried it
+  std::array<RunPeak, kFigureCount> peaks{};  // kPeak
+  uint32_t recorded = 0;                      // Known::kWhenPresent: some record carried it
 
   void add(const ProcFigures& f, bool image_counts) {
     recorded |= f.recorded;
@@ -84,6 +84,7 @@ struct FigureSums {
           bytes[i] = std::max(bytes[i], f.bytes[i]);
           break;
         case Summed::kSpan:
+        case Summed::kTree:
           break;
       }
     }
@@ -93,7 +94,7 @@ struct FigureSums {
     for (const Figure& fig : figures()) {
       size_t i = size_t(fig.metric);
       seconds[i] += o.seconds[i];
-      if (fig.summed == Summed::kLargest)
+      if (fig.summed == Summed::kLargest || fig.summed == Summed::kTree)
         bytes[i] = std::max(bytes[i], o.bytes[i]);
       else
         add_saturating(bytes[i], o.bytes[i]);
@@ -106,6 +107,11 @@ struct FigureSums {
       if (fig.tree_peak) peaks[i].tree = fig.tree_peak(t);
       if (fig.tree_unseen) unseen[i] = fig.tree_unseen(t);
       if (fig.tree_whole) whole[i] = fig.tree_whole(t);
+      if (fig.tree_counter) {
+        std::optional<uint64_t> v = fig.tree_counter(t);
+        bytes[i] = v.value_or(0);
+        if (v) recorded |= recorded_bit(fig.metric);
+      }
     }
   }
 };

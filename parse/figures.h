@@ -35,8 +35,10 @@ enum class Metric {
   kWriteBytes,
   kRchar,
   kWchar,
+  kCgroupMemoryPeak,
+  kPidsPeak,
 };
-inline constexpr size_t kFigureCount = 16;
+inline constexpr size_t kFigureCount = 18;
 
 /// How a run's figure comes from its processes' records.
 enum class Summed {
@@ -50,6 +52,7 @@ enum class Summed {
   /// sampled one).
   kPeak,
   kLargest,  ///< the largest single process's
+  kTree,     ///< the tree record's own (tree_counter): the kernel's, for the whole run
 };
 
 /// Which of an operation's counted runs its median is taken over.
@@ -66,8 +69,8 @@ enum class Known {
   /// sampled or read it (a peak of a process without the shim that ended
   /// before the first sample: no process has a peak of 0)
   kWhenRecorded,
-  /// unknown when no process record of the run carries the key (older
-  /// writers; /proc/PID/io unreadable): its process_counter says
+  /// unknown when no record of the run carries the key (older writers;
+  /// /proc/PID/io unreadable; no cgroup): its process_counter or tree_counter says
   kWhenPresent,
 };
 
@@ -123,6 +126,8 @@ struct Figure {
   /// the shim (their figure is in no record): the run's figure is then the
   /// larger of the records' sum and this. nullptr, or nullopt: none.
   std::optional<double> (*tree_whole)(const TreeRecord&) = nullptr;
+  /// Summed::kTree: the tree record's figure, nullopt when it lacks the key.
+  std::optional<uint64_t> (*tree_counter)(const TreeRecord&) = nullptr;
 };
 
 /// Every figure, in the registry's order (Metric's: figures()[size_t(m)] is m's).

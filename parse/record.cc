@@ -202,6 +202,8 @@ std::optional<Record> record_from_value(const json::value& value, std::string* r
     f.optional_i64(keys::kSignal, t.signal);
     f.boolean(keys::kAborted, t.aborted);
     f.optional_i64(keys::kInterrupted, t.interrupted);
+    f.optional_u64(keys::kCgroupMemoryPeak, t.cgroup_memory_peak_bytes);
+    f.optional_u64(keys::kPidsPeak, t.pids_peak);
     f.signals(keys::kStopSignals, t.stop_signals);
     f.strings(keys::kCommand, t.command, false);
     f.u64(keys::kRun, t.run, false);

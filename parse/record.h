@@ -100,6 +100,11 @@ struct TreeRecord {
   /// TERM, INT, HUP to a watched root): ended by one, the run is stopped, not failed.
   std::vector<int64_t> stop_signals;
   std::vector<std::string> command;  ///< the command's argv; empty in older records
+  /// account run's cgroup of the command: the kernel's memory peak (page
+  /// cache and kernel memory included, docs/cgroup.md) and task peak; nullopt
+  /// where the record has none.
+  std::optional<uint64_t> cgroup_memory_peak_bytes;
+  std::optional<uint64_t> pids_peak;
   uint64_t run = 0;                  // 1-based repetition index within an `account run --repeat`
   /// account watch --tree: when the watch began (0 otherwise), the tree's
   /// processes no record shows and their CPU, and how they were counted

@@ -151,10 +151,10 @@ LabelledOperations labelled(const std::vector<Operation>& ops) {
 }
 
 void add_failed_note(Table& t, bool include_failed, const LabelledOperations& ops) {
-  t.notes.push_back(
-      fmt::format("Exit: failed runs ({}) are {}", kFailedRunsAre,
-                  include_failed ? "counted in the figures and Runs (--include-failed)."
-                                 : "left out of the figures and Runs; --include-failed counts them."));
+  t.notes.push_back(fmt::format(
+      "Exit: failed runs ({}) are {}", kFailedRunsAre,
+      include_failed ? "counted in the figures and Runs (--include-failed)."
+                     : "left out of the figures and Runs; --include-failed counts them."));
   for (const auto& [label, o] : ops) {
     size_t failed = failed_runs(*o), all = o->runs.size();
     if (failed == 0) continue;
@@ -202,6 +202,15 @@ Column data_column(std::string key) {
 
 bool any_repeated(const std::vector<Operation>& ops) {
   return std::any_of(ops.begin(), ops.end(), [](const Operation& o) { return o.runs.size() > 1; });
+}
+
+const std::string& columns_help() {
+  static const std::string help =
+      "more columns, a comma list of +NAME: +anon (peak anonymous resident), +heap (largest "
+      "process heap peak), +faults (minor and major page faults), +ctxsw (voluntary and "
+      "involuntary context switches), +io (MiB read and written: storage, read/write calls), "
+      "+cgroup (account run's cgroup peaks: memory and tasks), +exit (how the runs ended)";
+  return help;
 }
 
 std::optional<ExtraColumns> parse_columns(std::string_view spec, std::string* error) {

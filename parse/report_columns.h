@@ -29,6 +29,8 @@ struct ExtraColumns {
 /// Parses a comma list of +NAME items ("+anon,+heap,+exit"). On failure returns nullopt and
 /// puts one line naming the bad item and the known names in *error.
 std::optional<ExtraColumns> parse_columns(std::string_view spec, std::string* error);
+/// --columns' help, for report and compare alike.
+const std::string& columns_help();
 
 Column text_column(std::string key, std::string heading, std::string markdown, size_t sep = 2);
 Column number_column(std::string key, std::string heading1, std::string heading2,

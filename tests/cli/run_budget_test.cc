@@ -51,7 +51,7 @@ TEST(RunBudget, BadBudgetsAreOneLineBeforeAnythingRuns) {
   EXPECT_EQ(cpu.status, 1);
   EXPECT_EQ(cpu.err,
             "account: run: --budget cpu=1K: not FIGURE=SIZE with FIGURE one of size, resident, "
-            "anon, heap, copied, malloc, read, write, rchar, wchar\n");
+            "anon, heap, copied, malloc, read, write, rchar, wchar, cgroup\n");
   ProgramResult size = account({"run", "--budget", "malloc=lots", "--", "true"});
   EXPECT_EQ(size.status, 1);
   EXPECT_EQ(size.err,

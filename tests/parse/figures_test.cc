@@ -40,6 +40,14 @@ std::string process_line(int64_t pid, const std::string& key, const std::string&
       key, value);
 }
 
+// A tree record of the run of process_line's records, with `key` set to `value`.
+std::string tree_line(const std::string& key, const std::string& value) {
+  return with_key(R"({"schema":1,"kind":"tree","test":"t","op":"o","start_ns":1000000000,)"
+                  R"("end_ns":3000000000,"processes":2,"sampled_size_peak_bytes":0,)"
+                  R"("sampled_rss_peak_bytes":0,"exit_code":0)",
+                  key, value);
+}
+
 // `n` of the figure's unit as a record writes it: seconds, MiB (in bytes), a count.
 std::string record_value(const Figure& f, uint64_t n) {
   return std::to_string(f.unit == Unit::kBytes ? n * kMiB : n);
@@ -68,7 +76,11 @@ TEST(Figures, OneEntryPerMetricWithUniqueNamesKeysAndOneValue) {
     EXPECT_TRUE(keys.insert(f.key).second) << f.key;
     EXPECT_EQ(f.seconds != nullptr, f.unit == Unit::kSeconds) << f.name;
     EXPECT_EQ(f.bytes != nullptr, f.unit == Unit::kBytes || f.unit == Unit::kCount) << f.name;
-    EXPECT_EQ(f.process_counter != nullptr, f.known == Known::kWhenPresent) << f.name;
+    EXPECT_EQ(f.process_counter != nullptr || f.tree_counter != nullptr,
+              f.known == Known::kWhenPresent)
+        << f.name;
+    EXPECT_EQ(f.tree_counter != nullptr, f.summed == Summed::kTree) << f.name;
+    EXPECT_EQ(f.tree_counter != nullptr, f.tree_key && !f.process_keys[0]) << f.name;
     EXPECT_EQ(parse_metric(f.name), f.metric);
     EXPECT_EQ(f.tree_peak != nullptr, f.summed == Summed::kPeak) << f.name;
   }
@@ -117,11 +129,7 @@ TEST(Figures, SummedAsTheirRuleSays) {
     bool added = f.summed == Summed::kAdded || f.summed == Summed::kAddedOverImages;
     EXPECT_DOUBLE_EQ(metric_of(run, f.metric), added ? 5.0 : 3.0) << f.name;
     if (f.summed != Summed::kPeak) continue;
-    std::string tree =
-        with_key(R"({"schema":1,"kind":"tree","test":"t","op":"o","start_ns":1000000000,)"
-                 R"("end_ns":3000000000,"processes":2,"sampled_size_peak_bytes":0,)"
-                 R"("sampled_rss_peak_bytes":0,"exit_code":0)",
-                 f.tree_key, std::to_string(4 * kMiB));
+    std::string tree = tree_line(f.tree_key, std::to_string(4 * kMiB));
     RunFigures with_tree = run_of(
         {tree, process_line(1, f.process_keys[0], two), process_line(2, f.process_keys[0], three)});
     EXPECT_DOUBLE_EQ(metric_of(with_tree, f.metric), 4.0) << f.name;
@@ -168,11 +176,28 @@ TEST(Figures, MediansOverTheRunsTheirRuleSays) {
 // (an older writer), and a counted 0 where one record says 0.
 TEST(Figures, AKernelCounterNoRecordCarriesIsUnknownNotZero) {
   for (const Figure& f : figures()) {
-    if (f.known != Known::kWhenPresent) continue;
+    if (f.known != Known::kWhenPresent || f.summed == Summed::kTree) continue;
     RunFigures without = run_of({process_line(1, "samples", "1")});
     EXPECT_FALSE(metric_counted(without, f.metric)) << f.name;
     RunFigures zero =
         run_of({process_line(1, f.process_keys[0], "0"), process_line(2, "samples", "1")});
+    EXPECT_TRUE(metric_counted(zero, f.metric)) << f.name;
+    EXPECT_EQ(metric_of(zero, f.metric), 0.0) << f.name;
+  }
+}
+
+// A figure of the tree record alone (the cgroup's peaks): its key's value, 3
+// in every run whatever the processes say; unknown where the tree record
+// lacks it, a counted 0 where it says 0.
+TEST(Figures, ATreeFigureIsTheTreeRecordsAndUnknownWithoutIt) {
+  for (const Figure& f : figures()) {
+    if (f.summed != Summed::kTree) continue;
+    RunFigures run = run_of({tree_line(f.tree_key, record_value(f, 3)),
+                             process_line(1, "samples", "1"), process_line(2, "samples", "1")});
+    EXPECT_DOUBLE_EQ(metric_of(run, f.metric), 3.0) << f.name;
+    RunFigures without = run_of({tree_line("samples", "1"), process_line(1, "samples", "1")});
+    EXPECT_FALSE(metric_counted(without, f.metric)) << f.name;
+    RunFigures zero = run_of({tree_line(f.tree_key, "0")});
     EXPECT_TRUE(metric_counted(zero, f.metric)) << f.name;
     EXPECT_EQ(metric_of(zero, f.metric), 0.0) << f.name;
   }

@@ -241,15 +241,15 @@ TEST(Report, ParseColumns) {
   EXPECT_FALSE(parse_columns("+rss", &error));
   EXPECT_EQ(
       error,
-      "--columns '+rss': unknown column 'rss' (known: +anon, +heap, +faults, +ctxsw, +io, +exit)");
+      "--columns '+rss': unknown column 'rss' (known: +anon, +heap, +faults, +ctxsw, +io, +cgroup, +exit)");
   EXPECT_FALSE(parse_columns("anon", &error));
   EXPECT_EQ(
       error,
-      "--columns 'anon': 'anon' is not +NAME (known: +anon, +heap, +faults, +ctxsw, +io, +exit)");
+      "--columns 'anon': 'anon' is not +NAME (known: +anon, +heap, +faults, +ctxsw, +io, +cgroup, +exit)");
   EXPECT_FALSE(parse_columns("+anon,", &error));
   EXPECT_EQ(
       error,
-      "--columns '+anon,': '' is not +NAME (known: +anon, +heap, +faults, +ctxsw, +io, +exit)");
+      "--columns '+anon,': '' is not +NAME (known: +anon, +heap, +faults, +ctxsw, +io, +cgroup, +exit)");
   EXPECT_FALSE(parse_columns("", &error));
 }
 

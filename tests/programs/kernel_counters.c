@@ -5,6 +5,10 @@
 //   kernel_counters write PATH M   writes M MiB to PATH and fsyncs it
 //   kernel_counters child N        runs `kernel_counters write`'s work in a
 //                                  child it waits for (N MiB to PATH.child)
+//   kernel_counters spike MIB MS   after MS ms, touches MIB MiB of fresh
+//                                  anonymous memory and unmaps it at once;
+//                                  prints how long the spike lasted
+//                                  (tests/cli/run_cgroup_test.cc)
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
@@ -49,6 +53,22 @@ int main(int argc, char** argv) {
     if (pid < 0 || waitpid(pid, &status, 0) != pid) return 1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
   }
-  fprintf(stderr, "usage: kernel_counters pages N | sleeps N | write PATH MIB | child PATH MIB\n");
+  if (argc >= 4 && strcmp(argv[1], "spike") == 0) {
+    struct timespec delay = {atol(argv[3]) / 1000, atol(argv[3]) % 1000 * 1000000}, t0, t1;
+    nanosleep(&delay, NULL);
+    size_t size = (size_t)atol(argv[2]) << 20;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    char* p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return 1;
+    madvise(p, size, MADV_HUGEPAGE);  // 2 MiB faults where the kernel allows: a shorter spike
+    for (size_t i = 0; i < size; i += 4096) p[i] = 1;
+    munmap(p, size);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    printf("spike %.1f ms\n", (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+    return 0;
+  }
+  fprintf(stderr,
+          "usage: kernel_counters pages N | sleeps N | write PATH MIB | child PATH MIB | spike MIB "
+          "MS\n");
   return 2;
 }
