@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
+#include "figures.h"
 #include "formats/chart_geometry.h"
 #include "formats/html_page.h"
 
@@ -15,6 +17,7 @@ constexpr double kWidth = 760, kPanel = 230, kLeft = 70, kRight = 20, kTop = 34,
 
 std::string panel(const OperationSeries& s, const SeriesChanges& c, double y0) {
   MetricInfo info = info_of(c.metric);
+  std::string heading = info.heading;
   std::vector<std::vector<double>> values(s.runs.size());
   double lo = 0, hi = 0;
   bool first = true;
@@ -26,11 +29,28 @@ std::string panel(const OperationSeries& s, const SeriesChanges& c, double y0) {
       hi = first ? v : std::max(hi, v);
       first = false;
     }
+  // A change of a few bytes in MiB would need more decimals than an axis has
+  // (every tick read "1"): such a panel is drawn in bytes.
+  double scale = 1;
+  constexpr double kMiB = 1024.0 * 1024.0;
+  if (figure(c.metric).unit == Unit::kBytes && (hi - lo) * kMiB < 10240) {
+    scale = kMiB;
+    if (size_t at = heading.find("(MiB)"); at != std::string::npos)
+      heading.replace(at, 5, "(bytes)");
+    for (std::vector<double>& commit : values)
+      for (double& v : commit) v = std::round(v * kMiB);
+    lo = std::round(lo * kMiB);
+    hi = std::round(hi * kMiB);
+  }
   if (hi == lo) {  // a flat figure: a band around it
     lo -= std::max(1e-9, std::abs(lo) * 0.01);
     hi += std::max(1e-9, std::abs(hi) * 0.01);
   }
   std::vector<double> ticks = nice_ticks(lo, hi, 5);
+  if (scale != 1 && hi - lo < 4) {  // whole bytes, one either side
+    ticks.clear();
+    for (double t = lo - 1; t <= hi + 1; ++t) ticks.push_back(t);
+  }
   double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1;
   int decimals = 0;
   while (decimals < kMaxTickDecimals &&
@@ -41,7 +61,7 @@ std::string panel(const OperationSeries& s, const SeriesChanges& c, double y0) {
   LinearScale y{ticks.front(), ticks.back(), y0 + kPanel - kBottom, y0 + kTop};
   std::string out =
       fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"13\" font-weight=\"bold\">{} — {}</text>\n",
-                  kLeft, y0 + 18, xml_escape(s.test + "/" + s.op), xml_escape(info.heading));
+                  kLeft, y0 + 18, xml_escape(s.test + "/" + s.op), xml_escape(heading));
   for (double t : ticks) {
     out += fmt::format(
         "<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#e3e3e3\"/>"
@@ -60,7 +80,8 @@ std::string panel(const OperationSeries& s, const SeriesChanges& c, double y0) {
     for (double v : values[i])
       out += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2\" fill=\"#9bb3c9\"/>",
                          x(double(i)), y(v));
-    medians += fmt::format("{:.1f},{:.1f} ", x(double(i)), y(commit_value(s.runs[i], c.metric)));
+    medians +=
+        fmt::format("{:.1f},{:.1f} ", x(double(i)), y(commit_value(s.runs[i], c.metric) * scale));
   }
   out += fmt::format(
       "\n<polyline points=\"{}\" fill=\"none\" stroke=\"#888\" stroke-width=\"1\"/>\n", medians);
@@ -72,7 +93,7 @@ std::string panel(const OperationSeries& s, const SeriesChanges& c, double y0) {
     std::vector<RunFigures> runs;
     for (size_t i = bounds[k]; i < bounds[k + 1]; ++i)
       runs.insert(runs.end(), s.runs[i].begin(), s.runs[i].end());
-    double m = metric_of(median_of_runs(runs), c.metric);
+    double m = metric_of(median_of_runs(runs), c.metric) * scale;
     out += fmt::format(
         "<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#1f77b4\" "
         "stroke-width=\"2.5\"/>\n",
@@ -84,7 +105,7 @@ std::string panel(const OperationSeries& s, const SeriesChanges& c, double y0) {
         "<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#d62728\" "
         "stroke-dasharray=\"4 3\"/><text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"10\" "
         "fill=\"#d62728\" font-family=\"monospace\">{} {}</text>\n",
-        at, at, y0 + kTop - 4, y0 + kPanel - kBottom, at + 3, y0 + kTop + 6,
+        at, at, y0 + kTop - 4, y0 + kPanel - kBottom, at + 3, y0 + kTop - 6,
         s.commits[p.index].sha.substr(0, 7),
         p.change.change_pct ? percent_text(*p.change.change_pct, true) : "");
   }

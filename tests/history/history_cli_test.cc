@@ -168,6 +168,11 @@ TEST_F(History, ThePictureMarksEachChangePointAtItsCommit) {
   EXPECT_EQ(dots, 2u * 20 * 5);
   EXPECT_NE(r.out.find(">" + shas[kCpuStep].substr(0, 7) + " +10"), std::string::npos);
   EXPECT_NE(r.out.find(">" + shas[kMallocStep].substr(0, 7) + " +0.00010%"), std::string::npos);
+  // One byte on 1 MiB: the panel is in bytes, its ticks whole bytes (in MiB
+  // every tick read "1").
+  EXPECT_NE(r.out.find("t/o — Malloc (bytes)"), std::string::npos);
+  for (const char* tick : {">1048575<", ">1048576<", ">1048577<", ">1048578<"})
+    EXPECT_NE(r.out.find(tick), std::string::npos) << tick;
   ProgramResult page = account(
       {"history", "--store", store, "--repo", repo, "--metric", "malloc", "--format", "html"});
   ASSERT_EQ(page.status, 0) << page.err;
@@ -186,11 +191,11 @@ namespace {
 // unknown (empty in CSV), not 0.
 TEST_F(History, KernelCountersFromTheStoreUnknownWhereNoRecordHasThem) {
   std::string file = std::string(ACCOUNT_TEST_DATA_DIR) + "/parse/data/counters.jsonl";
-  ProgramResult added = account(
-      {"store", "add", "--store", store, "--repo", repo, "--commit", shas.back(), file});
+  ProgramResult added =
+      account({"store", "add", "--store", store, "--repo", repo, "--commit", shas.back(), file});
   ASSERT_EQ(added.status, 0) << added.err;
-  ProgramResult r = account({"history", "--store", store, "--repo", repo, "--test", "t",
-                             "--metric", "minor_faults,read", "--format", "csv"});
+  ProgramResult r = account({"history", "--store", store, "--repo", repo, "--test", "t", "--metric",
+                             "minor_faults,read", "--format", "csv"});
   ASSERT_EQ(r.status, 0) << r.err;
   std::string head = "t,new," + shas.back().substr(0, 12) + ",";
   size_t at = r.out.find(head);
@@ -201,6 +206,78 @@ TEST_F(History, KernelCountersFromTheStoreUnknownWhereNoRecordHasThem) {
   ASSERT_NE(at, std::string::npos) << r.out;
   row = r.out.substr(at, r.out.find('\n', at) - at);
   EXPECT_NE(row.find(",1,,,"), std::string::npos) << row;
+}
+
+}  // namespace
+}  // namespace account
+
+namespace account {
+namespace {
+
+// The number after `attribute="` on the DOM's <html> element, or -1.
+long html_attribute(const std::string& dom, const std::string& attribute) {
+  size_t html = dom.find("<html");
+  size_t at = dom.find(attribute + "=\"", html);
+  if (html == std::string::npos || at == std::string::npos || at > dom.find('>', html)) return -1;
+  return std::atol(dom.c_str() + at + attribute.size() + 2);
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = 0; (at = text.find(what, at)) != std::string::npos; at += what.size()) ++n;
+  return n;
+}
+
+// The history page as a person sees it (issue 35.2): headless Chromium loads
+// it with no console message and no script error, sets up a tooltip for every
+// chart title, fits a 1366-px screen, shows both panels' 100 dots each and
+// the change points table with both commits, and takes a screenshot of it
+// (left in the build tree: tests/history/history-page.png).
+TEST_F(History, ThePageInABrowser) {
+  std::string page = dir.file("history.html");
+  ProgramResult r = account({"history", "--store", store, "--repo", repo, "--metric", "cpu,malloc",
+                             "--format", "html", "-o", page});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string html = slurp(page);
+  auto browser = [&](const std::string& what) {
+    return run_program({"chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                        "--user-data-dir=" + dir.file("profile"), "--enable-logging=stderr",
+                        "--v=0", "--window-size=1366,900", what, "file://" + page});
+  };
+  ProgramResult dom = browser("--dump-dom");
+  ASSERT_EQ(dom.status, 0) << "chromium (scripts/install-deps.sh installs it): " << dom.err;
+  for (const char* bad : {"CONSOLE", "Uncaught", "net::ERR"})
+    EXPECT_EQ(dom.err.find(bad), std::string::npos) << dom.err;
+  EXPECT_EQ(dom.out.find("data-js-errors="), std::string::npos);
+  EXPECT_EQ(html_attribute(dom.out, "data-tips"), long(occurrences(html, "<title>")) - 1)
+      << "the page's script did not set up every tooltip";
+  long width = html_attribute(dom.out, "data-scroll-width");
+  EXPECT_GT(width, 0);
+  EXPECT_LE(width, 1366) << "sideways scrolling on a laptop screen";
+  EXPECT_EQ(occurrences(dom.out, "<circle"), 2u * 20 * 5);
+  size_t points = dom.out.find("<h2>Change points</h2>");
+  size_t figures = dom.out.find("<h2>Figures by commit</h2>");
+  ASSERT_NE(points, std::string::npos);
+  ASSERT_NE(figures, std::string::npos);
+  std::string table = dom.out.substr(points, dom.out.find("</table>", points) - points);
+  EXPECT_NE(table.find(shas[kCpuStep].substr(0, 7)), std::string::npos) << table;
+  EXPECT_NE(table.find(shas[kMallocStep].substr(0, 7)), std::string::npos) << table;
+  std::string png = HISTORY_PAGE_PNG;
+  ProgramResult shot = browser("--screenshot=" + png);
+  ASSERT_EQ(shot.status, 0) << shot.err;
+  std::string image = slurp(png);
+  ASSERT_GE(image.size(), 24u);
+  EXPECT_EQ(image.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  auto be32 = [&](size_t at) {
+    return (uint32_t(uint8_t(image[at])) << 24) | (uint32_t(uint8_t(image[at + 1])) << 16) |
+           (uint32_t(uint8_t(image[at + 2])) << 8) | uint32_t(uint8_t(image[at + 3]));
+  };
+  EXPECT_EQ(be32(16), 1366u);  // IHDR's width
 }
 
 }  // namespace
