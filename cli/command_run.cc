@@ -37,6 +37,7 @@
 #include "metric.h"
 #include "option_values.h"
 #include "output_probe.h"
+#include "proc_events.h"
 #include "record.h"
 #include "record_file.h"
 #include "record_writer.h"
@@ -49,6 +50,7 @@
 #include "shim_location.h"
 #include "spawn.h"
 #include "store.h"
+#include "tree_members.h"
 #include "tree_sampler.h"
 #include "values.h"
 
@@ -389,6 +391,22 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   std::unique_ptr<ImageInfo> fallback = run_fallback_info(o, path);
   TreeSampler tree(getpid(), image_dir, fallback.get());
   if (o.timeline) tree.follow_images_every_tick();
+  // Where the kernel's process events can be read (root), every fork of the
+  // tree is counted, also a static program's that ends within a tick.
+  // Subscribed before the command starts; read every kSlowEvery turns (not
+  // woken by every fork on the machine). Without an image directory the
+  // shim starts samplers of its own, which are no processes of the tree.
+  std::unique_ptr<ProcEvents> events;
+  if (!image_dir.empty()) {
+    events = std::make_unique<ProcEvents>();
+    if (!events->ok()) events.reset();
+  }
+  TreeMembers members;
+  auto follow_forks = [&] {
+    ProcEvent e;
+    while (events && events->next(&e))
+      if (members.follow(e)) tree.forked(e.pid);
+  };
 
   // The command starts with the signal mask and dispositions account run started with.
   // A guard that knows the tree by list reaches the command's children through
@@ -426,6 +444,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   pid_t child = spawned.pid;
   guard.publish(child, {});
   tree.add_root(child);
+  members.add(child);
   r.start_ns = spawned.exec_ns;
   int child_fd = int(syscall(SYS_pidfd_open, child, 0));
   Ticker ticker(o.interval_ms ? o.interval_ms : 5);
@@ -482,7 +501,9 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
     // one of the few system calls left in an idle tick).
     guard.publish(child, tree.live());
     bool child_ended = child_fd < 0 || (fds[1].revents & POLLIN);
-    if ((child_ended || ++turns % kSlowEvery == 0) && reap_others(child)) break;
+    bool slow_turn = ++turns % kSlowEvery == 0;
+    if (slow_turn) follow_forks();
+    if ((child_ended || slow_turn) && reap_others(child)) break;
     if (kill_when_due()) {
       kill_late(child);
       killed_after = true;
@@ -521,6 +542,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   }
   r.killed_after = killed_late.size();
   size_t running = tree.settle();
+  follow_forks();
   // Its rusage holds the CPU of every process it and its descendants waited
   // for: also of those without the shim, which no record shows.
   rusage usage{};
@@ -564,10 +586,11 @@ std::string how_it_ended(const RunEnd& end) {
   return "";
 }
 
-// "1.2 MiB", or "– MiB" where no process of the run had the shim (unknown, not 0).
-std::string counted_mib(const RunFigures& run, Metric m) {
+// "1.2 MiB", or "– MiB" where nobody counted the figure (unknown, not 0):
+// no process had the shim, or no sample or record holds a peak.
+std::string counted_mib(const RunFigures& run, Metric m, int decimals) {
   if (!metric_counted(run, m)) return fmt::format("{} MiB", kUnknownText);
-  return fmt::format("{:.1f} MiB", metric_of(run, m));
+  return fmt::format("{:.{}f} MiB", metric_of(run, m), decimals);
 }
 
 // The figures of the run whose records start at `from` in `path`, as the report
@@ -593,15 +616,14 @@ RunFigures read_run_figures(const RunOptions& o, const std::string& path, std::s
 
 void print_summary(const RunOptions& o, const std::string& path, const RunResult& r,
                    const RunFigures& run, bool temporary) {
-  const double mib = 1024.0 * 1024.0;
   std::string label = o.test.empty() && o.op.empty() ? "" : fmt::format("{} {}: ", o.test, o.op);
   fmt::print(stderr,
-             "account: {}{} process{}, wall {:.2f} s, cpu {:.2f} s, peak size {:.2f} MiB, "
-             "resident {:.2f} MiB, copied {}, malloc {}{}{}{}{}\n",
+             "account: {}{} process{}, wall {:.2f} s, cpu {:.2f} s, peak size {}, "
+             "resident {}, copied {}, malloc {}{}{}{}{}\n",
              label, run.processes, run.processes == 1 ? "" : "es",
-             double(r.end_ns - r.start_ns) / 1e9, run.cpu_s, double(run.size_bytes) / mib,
-             double(run.resident_bytes) / mib, counted_mib(run, Metric::kCopied),
-             counted_mib(run, Metric::kMalloc),
+             double(r.end_ns - r.start_ns) / 1e9, run.cpu_s, counted_mib(run, Metric::kSize, 2),
+             counted_mib(run, Metric::kResident, 2), counted_mib(run, Metric::kCopied, 1),
+             counted_mib(run, Metric::kMalloc, 1),
              run.processes_without_shim ? " (" + without_shim_note(run) + ")" : "",
              r.aborted ? " (aborted: timeout)" : "",
              r.interrupted ? fmt::format(" (interrupted: SIG{})", sigabbrev_np(r.interrupted))

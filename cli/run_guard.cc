@@ -18,6 +18,7 @@
 
 #include "close_descriptors.h"
 #include "proc_events.h"
+#include "tree_members.h"
 #include "tree_stop.h"
 
 namespace account {
@@ -54,29 +55,23 @@ namespace {
   _exit(0);
 }
 
-// Drains the waiting events into `members`: a fork by a member adds the
-// child, an exit removes it.
-void follow(ProcEvents& events, std::unordered_set<pid_t>* members) {
+// Drains the waiting events into `members`.
+void follow(ProcEvents& events, TreeMembers* members) {
   ProcEvent e;
-  while (events.next(&e)) {
-    if (e.kind == ProcEvent::kFork && members->count(e.parent))
-      members->insert(e.pid);
-    else if (e.kind == ProcEvent::kExit)
-      members->erase(e.pid);
-  }
+  while (events.next(&e)) members->follow(e);
 }
 
 // Kills every member; then those the members forked before they died, until
 // 100 ms pass without a new one (a fork racing a SIGKILL is undone by the
 // kernel, so the tree cannot outgrow this). Other processes' events do not
 // count: on a busy machine they never pause.
-void kill_tree(ProcEvents& events, std::unordered_set<pid_t>* members) {
+void kill_tree(ProcEvents& events, TreeMembers* members) {
   std::unordered_set<pid_t> killed;
   auto quiet_until = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
   while (std::chrono::steady_clock::now() <= quiet_until) {
     follow(events, members);
     bool more = false;
-    for (pid_t pid : *members)
+    for (pid_t pid : members->pids())
       if (killed.insert(pid).second) {
         kill(pid, SIGKILL);
         more = true;
@@ -93,7 +88,8 @@ void kill_tree(ProcEvents& events, std::unordered_set<pid_t>* members) {
   close_descriptors_except([&](int fd) {
     return fd == run_fd || (events && fd == events->fd());
   });  // holds no pipe a reader of the run waits on
-  std::unordered_set<pid_t> members{run};
+  TreeMembers members;
+  members.add(run);
   for (;;) {
     pollfd p[2] = {{run_fd, POLLIN, 0}, {events ? events->fd() : -1, POLLIN, 0}};
     if (poll(p, events ? 2 : 1, -1) < 0 && errno != EINTR) _exit(1);
@@ -102,8 +98,8 @@ void kill_tree(ProcEvents& events, std::unordered_set<pid_t>* members) {
       char c = 0;
       if (recv(run_fd, &c, 1, 0) == 1 && c == kOnPurpose) _exit(0);
       if (!events) kill_listed(*list);
-      members.erase(run);
-      members.erase(getpid());
+      members.remove(run);
+      members.remove(getpid());
       kill_tree(*events, &members);
       _exit(0);
     }

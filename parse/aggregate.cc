@@ -57,10 +57,13 @@ struct RunAcc {
   RunEnd tree_how;
   std::string tree_command;
   FigureSums sums;
+  // Processes, not images: an image after one of its pid that exec'd is the
+  // same process (the exec-chain rule), counted by its first image.
   uint64_t processes = 0;
-  uint64_t counted = 0;            // process records the shim wrote
-  uint64_t uncounted_records = 0;  // records of processes without it ("counted": false)
+  uint64_t counted = 0;            // processes the shim wrote the records of
+  uint64_t uncounted_records = 0;  // processes without it ("counted": false)
   uint64_t tree_without_shim = 0;  // the tree record's processes_without_shim
+  uint64_t tree_processes = 0;     // the tree record's processes
   // The root process (earliest start) decides how a run without a tree ended.
   int64_t root_pid = 0;
   uint64_t root_start = 0;
@@ -89,6 +92,7 @@ struct RunAcc {
       root_end = failed->second;
   }
   void add(const ProcFigures& f) {
+    bool new_process = !exec_cpu.count(f.pid);
     if (f.end.failed()) failed_ends[f.pid] = f.end;
     if (processes == 0 || f.start_ns < root_start)
       take_root(f.pid, f.start_ns, f.end, f.command);
@@ -99,8 +103,10 @@ struct RunAcc {
     else
       exec_cpu.erase(f.pid);
     sums.add(f, /*image_counts=*/!f.exec);
-    ++processes;
-    ++(f.counted ? counted : uncounted_records);
+    if (new_process) {
+      ++processes;
+      ++(f.counted ? counted : uncounted_records);
+    }
     min_start = std::min(min_start, f.start_ns);
     max_start = std::max(max_start, f.start_ns);
     max_end = std::max(max_end, f.end_ns);
@@ -134,6 +140,7 @@ struct RunAcc {
     tree_how = end_of_tree(t);
     tree_command = joined(t.command);
     tree_without_shim = t.processes_without_shim;
+    tree_processes = t.processes;
   }
 
   RunFigures finish() {
@@ -173,8 +180,12 @@ struct RunAcc {
           break;
       }
     }
-    r.processes = processes;
     r.shim_processes = counted;
+    // The tree knows its processes (every pid, those without the shim too);
+    // an image that exec'd into a program that wrote no record is one more
+    // process without the shim (docs/record-format.md).
+    r.processes = std::max(
+        {processes, has_tree ? tree_processes : 0, r.shim_processes + r.processes_without_shim});
     r.has_tree = has_tree;
     r.end = has_tree ? tree_how : root_end;
     r.command = has_tree && !tree_command.empty() ? tree_command : root_command;

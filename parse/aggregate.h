@@ -39,7 +39,9 @@ struct RunFigures {
   /// account run's cgroup of the command (Known::kWhenPresent): the kernel's peaks.
   uint64_t cgroup_memory_peak_bytes = 0, pids_peak = 0;
   uint32_t recorded = 0;
-  uint64_t processes = 0;  ///< process records seen
+  /// Distinct processes: an exec chain's images are one; with a tree record,
+  /// at least the tree's count (which knows processes no record shows).
+  uint64_t processes = 0;
   /// Processes whose copies and allocations the shim counted (its records),
   /// and those it never ran in (static or set-user-ID programs, watched ones):
   /// copied, malloc and heap are unknown with no shim process. Summed over the

@@ -53,7 +53,7 @@ std::string without_shim_note(uint64_t without_shim, uint64_t all) {
 }
 
 std::string without_shim_note(const RunFigures& r) {
-  return without_shim_note(r.processes_without_shim, r.shim_processes + r.processes_without_shim);
+  return without_shim_note(r.processes_without_shim, r.processes);
 }
 
 double metric_of(const RunFigures& r, Metric m) {

@@ -18,7 +18,7 @@ uint64_t children_ns(const CpuAndExit& s) {
 TreeCensus::TreeCensus(uint64_t loadavg_last_pid) : first_pid_(loadavg_last_pid) {}
 
 void TreeCensus::found(pid_t pid, const CpuAndExit& stat, bool born_in_watch) {
-  members_.insert(pid);
+  members_.add(pid);
   auto [it, fresh] = procs_.try_emplace(pid);
   if (fresh) {
     it->second.born = born_in_watch;
@@ -54,8 +54,7 @@ void TreeCensus::find_unreaped() {
 }
 
 bool TreeCensus::fork(pid_t parent, pid_t child) {
-  if (!members_.count(parent)) return false;
-  members_.insert(child);
+  if (!members_.fork(parent, child)) return false;
   ++forks_;
   if (procs_.count(child))  // a tick saw it before its fork event was read
     ++forks_recorded_;

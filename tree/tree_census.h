@@ -26,6 +26,7 @@
 #include <set>
 
 #include "proc_files.h"
+#include "tree_members.h"
 
 namespace account {
 
@@ -51,8 +52,8 @@ class TreeCensus {
   /// Connector events. Returns true when the child is a member (a fork in
   /// the tree): the watch then starts watching it at once.
   bool fork(pid_t parent, pid_t child);
-  void exit(pid_t pid) { members_.erase(pid); }
-  bool member(pid_t pid) const { return members_.count(pid) != 0; }
+  void exit(pid_t pid) { members_.remove(pid); }
+  bool member(pid_t pid) const { return members_.has(pid); }
 
   /// With the connector (and no event lost): exact.
   uint64_t unseen_exact() const { return forks_ - forks_recorded_; }
@@ -74,7 +75,7 @@ class TreeCensus {
     bool reaped = true;
   };
   std::map<pid_t, Proc> procs_;  // recorded processes
-  std::set<pid_t> members_;      // live members, for the connector's forks
+  TreeMembers members_;          // live members, for the connector's forks
   std::set<pid_t> forked_;       // forked in the tree, not recorded yet
   uint64_t forks_ = 0, forks_recorded_ = 0;
   uint64_t first_pid_;

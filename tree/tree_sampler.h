@@ -147,10 +147,15 @@ class TreeSampler {
   /// The command itself (account run's child) is one of the tree's processes,
   /// even when it ended before any tick could see it.
   void add_root(pid_t pid) { seen_.insert(pid); }
+  /// A process the kernel's process events say was forked into the tree
+  /// (account run as root: tree_members.h): one of its processes, even if it
+  /// ended before any tick could see it.
+  void forked(pid_t pid) { seen_.insert(pid); }
   /// Of those, the processes that never made an image file: they ran without
   /// the shim (a static or set-user-ID program), so nothing counted their
-  /// copies and allocations. A lower bound: one that lived less than a tick
-  /// and was not the command may be missed.
+  /// copies and allocations. Exact where every fork is known (forked());
+  /// otherwise a lower bound: one that lived less than a tick and was not the
+  /// command may be missed.
   uint64_t processes_without_shim() const;
   /// Live descendants in the last tick.
   const std::vector<pid_t>& live() const { return live_; }

@@ -77,7 +77,7 @@ TEST(Outcomes, EveryReportFormatCountsTheSameRuns) {
             "srv,serve,0.6,110,45,2,3,2,11.000002,1,0,0,\"stopped (SIGTERM), exit 0\"\n"
             "srv,clone,0.3,80,30,5,6,1,1.000002,1,0,2,\"2 of 3 failed: exit 128, interrupted "
             "(signal 2)\"\n"
-            "srv,static,0.1,2,1,,,1,0.5,0,1,0,exit 0\n"
+            "srv,static,0.1,2,1,,,1,0.5,1,1,0,exit 0\n"
             ",make all,0.2,10,5,7,8,1,0.999999,1,0,0,exit 0\n");
 
   Outcome json = testing::report(outcomes(Format::kJson));
@@ -88,7 +88,7 @@ TEST(Outcomes, EveryReportFormatCountsTheSameRuns) {
       << json.out;
   EXPECT_TRUE(has(json.out, R"({"test": "srv", "operation": "static", "cpu_s": 0.1, )"
                             R"("size_mib": 2, "resident_mib": 1, "copied_mib": null, )"
-                            R"("malloc_mib": null, "runs": 1, "wall_s": 0.5, "processes": 0, )"
+                            R"("malloc_mib": null, "runs": 1, "wall_s": 0.5, "processes": 1, )"
                             R"("processes_without_shim": 1, "failed_runs": 0, "exit": "exit 0"})"))
       << json.out;
   EXPECT_TRUE(
