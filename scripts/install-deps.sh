@@ -50,6 +50,9 @@ test_packages=(
   man-db dpkg-dev file bash-completion
   # account report --format html is checked in a real browser, with the system's fonts.
   chromium fonts-dejavu-core
+  # The per-call cost table counts instructions with callgrind
+  # (perf-tests/bench/per_call_cost.sh, perf_tests.PerCallCostTable).
+  valgrind
   # The PostgreSQL store is tested against a real server the test starts
   # (initdb and pg_ctl from /usr/lib/postgresql/15/bin).
   postgresql-15
