@@ -2,7 +2,7 @@
 // use without the shim (next_allocator.h): glibc's, or one such as jemalloc
 // that comes after the shim in the lookup order.
 //
-// For glibc (nearly always), malloc and free have a fast path that tests one
+// For glibc (nearly always), malloc, calloc and free have a fast path that tests one
 // word of the thread's slot (Slot::detour), calls glibc's __libc_* entry points
 // directly and reads usable sizes from the chunk header (usable_size.h), which
 // lets free() account for a block without a table. Every other case (first
@@ -22,6 +22,7 @@
 
 extern "C" {
 void* __libc_malloc(size_t);
+void* __libc_calloc(size_t, size_t);
 void __libc_free(void*);
 }
 
@@ -67,6 +68,20 @@ __attribute__((noinline, cold)) void* malloc_rare(size_t size) {
   if (ACCOUNT_UNLIKELY(check_usable_from_header_once())) update_heap_detour();
   void* p = g_next.malloc(size);
   count_alloc(size, p);
+  return p;
+}
+
+// What calloc asked for: n * size, or nothing when that overflows (the call fails).
+size_t calloc_request(size_t n, size_t size) {
+  size_t bytes;
+  return __builtin_mul_overflow(n, size, &bytes) ? 0 : bytes;
+}
+
+__attribute__((noinline, cold)) void* calloc_rare(size_t n, size_t size) {
+  if (!next_allocator_ready()) return bootstrap_alloc(checked_product(n, size), 16);
+  if (ACCOUNT_UNLIKELY(check_usable_from_header_once())) update_heap_detour();
+  void* p = g_next.calloc(n, size);
+  count_alloc(calloc_request(n, size), p);
   return p;
 }
 
@@ -120,12 +135,16 @@ __attribute__((visibility("default"))) void free(void* ptr) {
   __libc_free(ptr);
 }
 
+// As malloc's fast path, with glibc's calloc.
 __attribute__((visibility("default"))) void* calloc(size_t n, size_t size) {
-  if (!next_allocator_ready()) return bootstrap_alloc(checked_product(n, size), 16);
-  size_t bytes;
-  if (__builtin_mul_overflow(n, size, &bytes)) bytes = 0;  // it fails: nothing requested
-  void* p = g_next.calloc(n, size);
-  count_alloc(bytes, p);
+  Slot* s = tls_slot;
+  if (ACCOUNT_UNLIKELY(load_relaxed(&s->detour) != 0)) return calloc_rare(n, size);
+  size_t bytes = calloc_request(n, size);
+  add_owned(&s->malloc_calls, uint64_t{1});
+  add_owned(&s->malloc_bytes, uint64_t{bytes});
+  note_request(s, bytes);
+  void* p = __libc_calloc(n, size);
+  if (ACCOUNT_LIKELY(p != nullptr)) heap_grow(s, usable_size_from_header(p));
   return p;
 }
 

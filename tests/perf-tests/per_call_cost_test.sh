@@ -3,7 +3,8 @@
 # its row, and the instruction counts, which callgrind makes deterministic on
 # one C library, stay within the cost the shim has today: a copy at most 10
 # instructions beyond forwarding (9 on Debian 12's glibc 2.36), a steady
-# malloc+free pair at most 24 a call (23). A slower hot path fails here, not
+# malloc+free pair at most 24 a call (23), a calloc+free pair at most 27 a
+# call (25). A slower hot path fails here, not
 # in a noisy wall-clock ratio.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,4 +29,8 @@ done
 pair=$(sed -n 's/.*mean of malloc and free (steady pair): +\([0-9.]*\) instructions.*/\1/p' <<<"$out")
 awk -v n="$pair" 'BEGIN { exit !(n >= 1 && n <= 24) }' ||
   fail "a steady malloc+free costs $pair instructions a call beyond forwarding, not 1 to 24"
+# calloc has malloc's fast path: +50 a pair today.
+calloc=$(beyond 'calloc 64 B + free (a pair)')
+awk -v n="$calloc" 'BEGIN { exit !(n >= 2 && n <= 54) }' ||
+  fail "a calloc+free pair costs $calloc instructions beyond forwarding, not 2 to 54"
 echo "ok: copies $(beyond 'memcpy 64 B'), malloc+free $pair instructions a call beyond forwarding"
