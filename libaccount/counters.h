@@ -104,11 +104,9 @@ inline void count_malloc_call(uint64_t requested, int64_t usable_bytes) {
 
 /// realloc: one call asking for `requested`; the block's usable size went from
 /// `old_usable` to `new_usable`, and `moved` bytes were copied to a new place.
-inline void count_realloc_call(uint64_t requested, int64_t old_usable, int64_t new_usable,
-                               uint64_t moved) {
-  Slot* s = current_slot();
-  if (ACCOUNT_UNLIKELY(s->shared))
-    return count_realloc_shared(s, requested, old_usable, new_usable, moved);
+/// Owned slot only: realloc's counting (count_realloc_call's, and realloc's fast path's).
+inline void count_realloc_owned(Slot* s, uint64_t requested, int64_t old_usable, int64_t new_usable,
+                                uint64_t moved) {
   add_owned(&s->malloc_calls, uint64_t{1});
   add_owned(&s->malloc_bytes, requested);
   note_request(s, requested);
@@ -117,6 +115,14 @@ inline void count_realloc_call(uint64_t requested, int64_t old_usable, int64_t n
   else if (new_usable < old_usable)
     heap_shrink(s, old_usable - new_usable);
   if (moved) add_owned(&s->realloc_copied_bytes, moved);
+}
+
+inline void count_realloc_call(uint64_t requested, int64_t old_usable, int64_t new_usable,
+                               uint64_t moved) {
+  Slot* s = current_slot();
+  if (ACCOUNT_UNLIKELY(s->shared))
+    return count_realloc_shared(s, requested, old_usable, new_usable, moved);
+  count_realloc_owned(s, requested, old_usable, new_usable, moved);
 }
 
 inline void count_free_call(int64_t usable_bytes) {

@@ -2,7 +2,7 @@
 // use without the shim (next_allocator.h): glibc's, or one such as jemalloc
 // that comes after the shim in the lookup order.
 //
-// For glibc (nearly always), malloc, calloc and free have a fast path that tests one
+// For glibc (nearly always), malloc, calloc, realloc and free have a fast path that tests one
 // word of the thread's slot (Slot::detour), calls glibc's __libc_* entry points
 // directly and reads usable sizes from the chunk header (usable_size.h), which
 // lets free() account for a block without a table. Every other case (first
@@ -23,6 +23,7 @@
 extern "C" {
 void* __libc_malloc(size_t);
 void* __libc_calloc(size_t, size_t);
+void* __libc_realloc(void*, size_t);
 void __libc_free(void*);
 }
 
@@ -106,6 +107,36 @@ void* realloc_bootstrap_block(void* ptr, size_t size) {
   return p;
 }
 
+// The usable size after realloc(ptr, size) returned a NULL `p`: realloc(ptr,
+// 0) freed ptr; any other failure left it alone.
+inline int64_t realloc_new_usable(void* p, size_t size, int64_t old_usable) {
+  if (p) return usable_size_from_header(p);
+  return size == 0 ? 0 : old_usable;
+}
+
+// Bytes realloc copied: its block moved, with what fit of the old one.
+inline uint64_t realloc_moved(void* ptr, void* p, size_t size, int64_t old_usable) {
+  if (!ptr || !p || p == ptr) return 0;
+  return static_cast<uint64_t>(old_usable) < size ? uint64_t(old_usable) : size;
+}
+
+__attribute__((noinline, cold)) void* realloc_rare(void* ptr, size_t size) {
+  if (is_bootstrap_block(ptr)) return realloc_bootstrap_block(ptr, size);
+  if (!next_allocator_ready()) return ptr ? nullptr : bootstrap_alloc(size, 16);
+  int64_t old_usable = usable(ptr);
+  void* p;
+  {
+    // glibc's realloc moves a block with memcpy through libc's own slot: that
+    // copy is realloc_copied_bytes below, not a libc copy too.
+    InsideAllocator inside;
+    p = g_next.realloc(ptr, size);
+  }
+  int64_t new_usable = p ? usable(p) : realloc_new_usable(p, size, old_usable);
+  count_realloc_call(size, old_usable, new_usable, realloc_moved(ptr, p, size, old_usable));
+  maybe_capture(size);
+  return p;
+}
+
 }  // namespace
 }  // namespace account
 
@@ -149,22 +180,18 @@ __attribute__((visibility("default"))) void* calloc(size_t n, size_t size) {
 }
 
 __attribute__((visibility("default"))) void* realloc(void* ptr, size_t size) {
-  if (is_bootstrap_block(ptr)) return realloc_bootstrap_block(ptr, size);
-  if (!next_allocator_ready()) return ptr ? nullptr : bootstrap_alloc(size, 16);
-  int64_t old_usable = usable(ptr);
+  Slot* s = tls_slot;
+  if (ACCOUNT_UNLIKELY(load_relaxed(&s->detour) != 0 || ptr == nullptr || is_bootstrap_block(ptr)))
+    return realloc_rare(ptr, size);
+  // As malloc's fast path: glibc's realloc, usable sizes from the chunk headers.
+  int64_t old_usable = usable_size_from_header(ptr);
   void* p;
   {
-    // glibc's realloc moves a block with memcpy through libc's own slot: that
-    // copy is realloc_copied_bytes below, not a libc copy too.
-    InsideAllocator inside;
-    p = g_next.realloc(ptr, size);
+    InsideAllocator inside;  // its move is realloc_copied_bytes, not a libc copy
+    p = __libc_realloc(ptr, size);
   }
-  // A NULL result: realloc(ptr, 0) freed ptr; any other failure left it alone.
-  int64_t new_usable = p ? usable(p) : (size == 0 ? 0 : old_usable);
-  uint64_t moved = 0;
-  if (ptr && p && p != ptr) moved = static_cast<uint64_t>(old_usable) < size ? old_usable : size;
-  count_realloc_call(size, old_usable, new_usable, moved);
-  maybe_capture(size);
+  count_realloc_owned(s, size, old_usable, realloc_new_usable(p, size, old_usable),
+                      realloc_moved(ptr, p, size, old_usable));
   return p;
 }
 
