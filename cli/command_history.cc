@@ -33,6 +33,8 @@ int command_history(const Args& args) {
       ("since", po::value(&o.range.since), "the oldest commit shown")
       ("test", po::value(&o.range.test), "only this test")
       ("op", po::value(&o.range.op), "only this operation")
+      ("host", po::value(&o.range.host), "only the runs measured on this machine (the "
+       "records' host)")
       ("metric", po::value(&metrics),
        ("the figures shown, a comma list of " + metric_name_list() +
         " (default: cpu,size,resident,copied,malloc)")

@@ -219,6 +219,18 @@ int run_history(Store& store, const HistoryOptions& options, std::string* out,
     err("account: history: " + error);
     return 1;
   }
+  // One line an operation whose runs come from several machines: its
+  // figures may change with the machine, not the commit.
+  for (const OperationSeries& s : history->series)
+    if (s.hosts.size() > 1) {
+      std::string names;
+      for (const std::string& h : s.hosts)
+        names += (names.empty() ? "" : ", ") + (h.empty() ? std::string("(no host)") : h);
+      err(
+          fmt::format("account: history: {}/{} has runs of {} machines ({}): a change point may be "
+                      "a change of machine; --host NAME shows one",
+                      s.test, s.op, s.hosts.size(), names));
+    }
   std::vector<Metric> metrics = options.metrics;
   for (const Gate& g : options.fail_on)
     if (std::find(metrics.begin(), metrics.end(), g.metric) == metrics.end())

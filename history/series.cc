@@ -4,6 +4,7 @@
 
 #include <map>
 #include <unordered_map>
+#include <variant>
 
 #include "aggregate.h"
 #include "record.h"
@@ -34,7 +35,9 @@ std::optional<History> load_history(Store& store, const HistoryRange& range, std
         *error = fmt::format("a record stored at {} does not read: {}", sha.substr(0, 12), reason);
         return std::nullopt;
       }
-      aggregator.add(*record);
+      const std::string& host =
+          std::visit([](const auto& r) -> const std::string& { return r.host; }, *record);
+      if (range.host.empty() || host == range.host) aggregator.add(*record);
     }
     bool any = false;
     for (const Operation& o : aggregator.finish()) {
@@ -43,9 +46,10 @@ std::optional<History> load_history(Store& store, const HistoryRange& range, std
       std::vector<RunFigures> runs = counted_runs(o, /*include_failed=*/false);
       if (runs.empty()) continue;
       auto [at, added] = index.emplace(std::pair(o.test, o.op), h.series.size());
-      if (added) h.series.push_back({o.test, o.op, {}, {}});
+      if (added) h.series.push_back({o.test, o.op, {}, {}, {}});
       OperationSeries& s = h.series[at->second];
       s.commits.push_back(found->second->commit);
+      for (const RunFigures& r : runs) s.hosts.insert(r.host);
       s.runs.push_back(std::move(runs));
       any = true;
     }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,9 @@ struct OperationSeries {
   std::string test, op;
   std::vector<CommitInfo> commits;
   CommitSeries runs;  ///< parallel to commits
+  /// The machines its runs were measured on: more than one, and a change
+  /// point may be a change of machine (HistoryRange::host picks one).
+  std::set<std::string> hosts;
 };
 
 struct History {
@@ -30,6 +34,7 @@ struct HistoryRange {
   std::string rev = "HEAD";  ///< the branch's tip
   std::string since;         ///< the oldest commit to show ("" for all)
   std::string test, op;      ///< only these ("" for all)
+  std::string host;          ///< only the records of this machine ("" for all)
 };
 
 /// nullopt with one line in *error (the repository, the revisions, the store).

@@ -87,6 +87,55 @@ TEST_F(History, ChangePointsAreAtTheCommitsThatMadeThem) {
   EXPECT_EQ(malloc.at("p_value").as_string(), "exact");
 }
 
+// A second machine's runs at the last five commits, each 1000 bytes of
+// malloc more: mixed into the series, they make a change point that is a
+// change of machine. history says so in one line; --host shows one machine.
+TEST_F(History, RunsOfTwoMachinesAreSaidAndHostPicksOne) {
+  constexpr int kFrom = kCommits - 5;
+  for (int c = kFrom; c < kCommits; ++c) {
+    std::string text;
+    for (int r = 0; r < 5; ++r) {
+      RunSpec s;
+      s.run = 1000 + c * 10 + r;
+      s.host = "ci-2";
+      s.malloc_bytes = (1 << 20) + 1 + 1000;
+      s.cpu_s = 1.1;
+      text += run_lines(s);
+    }
+    std::string file = dir.file(fmt::format("ci-2-{}.jsonl", c));
+    std::ofstream(file) << text;
+    ProgramResult added = account(
+        {"store", "add", "--store", store, "--repo", repo, "--commit", shas[size_t(c)], file});
+    ASSERT_EQ(added.status, 0) << added.err;
+  }
+  auto malloc_points = [](const std::string& json) {
+    std::vector<std::string> at;
+    boost::json::value v = boost::json::parse(json);
+    for (const auto& p : v.as_object()["change_points"].as_array())
+      if (p.as_object().at("metric").as_string() == "malloc")
+        at.emplace_back(p.as_object().at("sha").as_string());
+    return at;
+  };
+  ProgramResult mixed = account(
+      {"history", "--store", store, "--repo", repo, "--metric", "malloc", "--format", "json"});
+  ASSERT_EQ(mixed.status, 0) << mixed.err;
+  EXPECT_EQ(mixed.err,
+            "account: history: t/o has runs of 2 machines (ci-1, ci-2): a change point may be a "
+            "change of machine; --host NAME shows one\n");
+  EXPECT_EQ(malloc_points(mixed.out),
+            (std::vector<std::string>{shas[kMallocStep], shas[size_t(kFrom)]}));
+  ProgramResult one = account({"history", "--store", store, "--repo", repo, "--host", "ci-1",
+                               "--metric", "malloc", "--format", "json"});
+  ASSERT_EQ(one.status, 0) << one.err;
+  EXPECT_EQ(one.err, "");
+  EXPECT_EQ(malloc_points(one.out), std::vector<std::string>{shas[kMallocStep]});
+  ProgramResult other = account({"history", "--store", store, "--repo", repo, "--host", "ci-2",
+                                 "--metric", "malloc", "--format", "json"});
+  ASSERT_EQ(other.status, 0) << other.err;
+  EXPECT_EQ(boost::json::parse(other.out).as_object()["commits"].as_array().size(), 5u);
+  EXPECT_EQ(malloc_points(other.out), std::vector<std::string>{});
+}
+
 TEST_F(History, TheTextTableMarksEachChangeAtItsCommit) {
   ProgramResult r = account({"history", "--store", store, "--repo", repo, "--metric", "malloc",
                              "--since", shas[kMallocStep - 1], "--rev", shas[kMallocStep + 1]});
