@@ -107,10 +107,9 @@ void* realloc_bootstrap_block(void* ptr, size_t size) {
   return p;
 }
 
-// The usable size after realloc(ptr, size) returned a NULL `p`: realloc(ptr,
-// 0) freed ptr; any other failure left it alone.
-inline int64_t realloc_new_usable(void* p, size_t size, int64_t old_usable) {
-  if (p) return usable_size_from_header(p);
+// The usable size after realloc(ptr, size) returned NULL: realloc(ptr, 0)
+// freed ptr; any other failure left it alone.
+inline int64_t realloc_failed_usable(size_t size, int64_t old_usable) {
   return size == 0 ? 0 : old_usable;
 }
 
@@ -131,7 +130,7 @@ __attribute__((noinline, cold)) void* realloc_rare(void* ptr, size_t size) {
     InsideAllocator inside;
     p = g_next.realloc(ptr, size);
   }
-  int64_t new_usable = p ? usable(p) : realloc_new_usable(p, size, old_usable);
+  int64_t new_usable = p ? usable(p) : realloc_failed_usable(size, old_usable);
   count_realloc_call(size, old_usable, new_usable, realloc_moved(ptr, p, size, old_usable));
   maybe_capture(size);
   return p;
@@ -190,8 +189,8 @@ __attribute__((visibility("default"))) void* realloc(void* ptr, size_t size) {
     InsideAllocator inside;  // its move is realloc_copied_bytes, not a libc copy
     p = __libc_realloc(ptr, size);
   }
-  count_realloc_owned(s, size, old_usable, realloc_new_usable(p, size, old_usable),
-                      realloc_moved(ptr, p, size, old_usable));
+  int64_t new_usable = p ? usable_size_from_header(p) : realloc_failed_usable(size, old_usable);
+  count_realloc_owned(s, size, old_usable, new_usable, realloc_moved(ptr, p, size, old_usable));
   return p;
 }
 
