@@ -3,6 +3,7 @@
 #include <account/account.h>
 
 #include "counters.h"
+#include "largest_capture.h"
 #include "next_allocator.h"
 
 namespace account {
@@ -96,6 +97,7 @@ int64_t process_live(const Region* r) {
 void reset_thread_window(Slot* s) {
   store_relaxed(&s->heap_own_peak, own_net(s));
   store_relaxed(&s->largest_request, int64_t{0});
+  forget_largest_capture();
   heap_sync(s);  // its grow room was sized against the old peak
 }
 
@@ -111,6 +113,7 @@ void start_thread_window(Slot* s) {
                         own_net(s)};
   store_relaxed(&s->heap_own_peak, own_net(s));
   store_relaxed(&s->largest_request, int64_t{0});
+  forget_largest_capture();
 }
 
 }  // namespace account
@@ -152,6 +155,17 @@ __attribute__((visibility("default"))) int account_shim_peak_reset_v1(int scope)
   else if (scope == ACCOUNT_THREAD)
     return -1;
   return 0;
+}
+
+// Version 1 of the largest request's stack: up to `max` return addresses of
+// where the calling thread's largest_malloc_bytes came from, when it was
+// captured (ACCOUNT_BACKTRACE_MIN at or below its size).
+__attribute__((visibility("default"))) int account_shim_largest_stack_v1(void** frames, int max) {
+  if (!counting() || !frames || max < 0) return -1;
+  Slot* s = owned_slot();
+  if (!s) return -1;
+  uint64_t largest = uint64_t(load_relaxed(&s->largest_request));
+  return int(largest_capture_frames(largest, reinterpret_cast<uintptr_t*>(frames), uint32_t(max)));
 }
 
 }  // extern "C"

@@ -10,12 +10,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "proc_files.h"
 #include "backtrace.h"
 #include "backtrace_store.h"
 #include "backtrace_unwind.h"
 #include "counters.h"
+#include "largest_capture.h"
 #include "next_allocator.h"
+#include "proc_files.h"
 #include "raw_syscall.h"
 #include "record_writer.h"
 #include "settings.h"
@@ -103,7 +104,8 @@ void capture_large_allocation(uint64_t requested) {
   while (skip < n && unwinder_own_frame(ips[skip])) ++skip;
   uint32_t kept = n - skip;
   if (kept > store->depth) kept = store->depth;
-  backtrace_store_add(store, ips + skip, kept, requested);
+  int32_t group = backtrace_store_add(store, ips + skip, kept, requested);
+  note_capture(store, requested, group);
   if (g_settings.backtrace_log[0]) log_allocation(ips + skip, kept, requested);
 
   errno = saved_errno;

@@ -229,7 +229,7 @@ bool create_backtrace_store(uint32_t depth, uint64_t threshold) {
   return true;
 }
 
-void backtrace_store_add(BacktraceStore* s, const uintptr_t* ips, uint32_t n, uint64_t bytes) {
+int32_t backtrace_store_add(BacktraceStore* s, const uintptr_t* ips, uint32_t n, uint64_t bytes) {
   if (n > s->depth) n = s->depth;
   uint64_t h = stack_hash(ips, n);
   uint32_t mask = s->capacity - 1;
@@ -248,7 +248,7 @@ void backtrace_store_add(BacktraceStore* s, const uintptr_t* ips, uint32_t n, ui
         __atomic_store_n(&g->ready, 1u, __ATOMIC_RELEASE);
         add_to(g, bytes);
         register_modules(s, ips, n);
-        return;
+        return int32_t(index);
       }
       // Another thread took the entry first: `seen` now holds its hash.
     }
@@ -257,10 +257,22 @@ void backtrace_store_add(BacktraceStore* s, const uintptr_t* ips, uint32_t n, ui
     while (!__atomic_load_n(&g->ready, __ATOMIC_ACQUIRE)) __builtin_ia32_pause();
     if (g->depth == n && same_frames(frames_of(s, index), ips, n)) {
       add_to(g, bytes);
-      return;
+      return int32_t(index);
     }
   }
   add_other(s, bytes, true);
+  return kNoGroup;
+}
+
+uint32_t backtrace_group_frames(const BacktraceStore* s, int32_t index, uintptr_t* out,
+                                uint32_t max) {
+  if (index < 0 || uint32_t(index) >= s->capacity) return 0;
+  const BacktraceGroup& g = groups_of(s)[index];
+  if (!__atomic_load_n(&g.ready, __ATOMIC_ACQUIRE)) return 0;
+  uint32_t n = g.depth < max ? g.depth : max;
+  const uintptr_t* frames = frames_of(s, uint32_t(index));
+  for (uint32_t i = 0; i < n; ++i) out[i] = frames[i];
+  return n;
 }
 
 void compose_backtraces(TextBuffer& out, const BacktraceStore* s, const char* exe) {

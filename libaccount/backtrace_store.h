@@ -85,8 +85,13 @@ size_t backtrace_mapping_size(uint32_t capacity, uint32_t depth);
 /// Maps an empty store (replacing, in this process only, any inherited one).
 bool create_backtrace_store(uint32_t depth, uint64_t threshold);
 
-/// Adds one allocation of `bytes` whose stack is ips[0..n).
-void backtrace_store_add(BacktraceStore* s, const uintptr_t* ips, uint32_t n, uint64_t bytes);
+constexpr int32_t kNoGroup = -1;
+/// Adds one allocation of `bytes` whose stack is ips[0..n); returns its group's
+/// index, or kNoGroup when it was only summed ("other": no room for its stack).
+int32_t backtrace_store_add(BacktraceStore* s, const uintptr_t* ips, uint32_t n, uint64_t bytes);
+/// Copies up to `max` frames of group `index` (innermost first); returns how many.
+uint32_t backtrace_group_frames(const BacktraceStore* s, int32_t index, uintptr_t* out,
+                                uint32_t max);
 
 /// "backtrace_min", "backtrace_depth", "backtraces":[...], "backtraces_other"
 /// and "backtrace_modules":[...] into a record; `exe` names the main program

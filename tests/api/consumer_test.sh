@@ -68,6 +68,6 @@ shim=$(pkg-config --variable=shim account)
 cc -o "$tmp/api_probe" "$src/tests/programs/api_probe.c" $(pkg-config --cflags --libs account) ||
   fail "cc with pkg-config account"
 out=$(ACCOUNT_OUTPUT=/dev/null LD_PRELOAD=$shim "$tmp/api_probe")
-[ "$out" = "$(printf 'counting=1 snapshot=0 reset=0\nwindow_peak_above_live=0')" ] ||
+[ "$out" = "$(printf 'counting=1 snapshot=0 reset=0 stack=0\nwindow_peak_above_live=0')" ] ||
   fail "api_probe under $shim: $out"
 echo "ok: $how: gtest pass and budget failure, benchmark JSON, account_add_test BUDGET, pkg-config"

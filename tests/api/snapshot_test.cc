@@ -128,6 +128,14 @@ TEST(ApiSnapshot, BadArgumentsFillNothing) {
   EXPECT_EQ(account_snapshot(&c, account_scope(7)), -1);
   EXPECT_EQ(account_snapshot(nullptr, ACCOUNT_THREAD), -1);
   EXPECT_EQ(account_peak_reset(account_scope(7)), -1);
+  EXPECT_EQ(account_largest_malloc_stack(nullptr, 4), -1);
+}
+
+TEST(ApiSnapshot, WithoutBacktracesTheLargestBlocksStackIsNotKnown) {
+  ASSERT_EQ(account_peak_reset(ACCOUNT_THREAD), 0);
+  do_free(do_malloc(100000));
+  void* frames[4];
+  EXPECT_EQ(account_largest_malloc_stack(frames, 4), 0);
 }
 
 }  // namespace

@@ -67,6 +67,14 @@ int account_snapshot(struct account_counters* out, enum account_scope scope);
  * -1 when nothing is counted. */
 int account_peak_reset(enum account_scope scope);
 
+/* Where the calling thread's largest request since its last
+ * account_peak_reset() (largest_malloc_bytes) came from: fills frames[0..max)
+ * with return addresses, innermost (the allocating function's caller of
+ * malloc) first, and returns how many. 0 when that request's stack was not
+ * captured: backtraces are off, or ACCOUNT_BACKTRACE_MIN is above its size.
+ * -1 when nothing is counted. */
+int account_largest_malloc_stack(void** frames, int max);
+
 #ifdef __cplusplus
 }
 #endif

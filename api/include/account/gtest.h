@@ -7,14 +7,59 @@
 #pragma once
 
 #include <account/account.h>
+#include <cxxabi.h>
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace account::gtest_detail {
 
 enum class Budget { kMalloc, kCopied };
+
+/// One frame as `function (module+0xoffset)`: the function from the dynamic
+/// symbols (a program's own functions need -rdynamic, CMake's ENABLE_EXPORTS),
+/// the offset of the call instruction for `addr2line -f -e module`.
+inline std::string name_frame(void* ip) {
+  uintptr_t call = reinterpret_cast<uintptr_t>(ip) - 1;
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(call), &info) == 0 || info.dli_fname == nullptr) return "?";
+  std::string function = "?";
+  if (info.dli_sname != nullptr) {
+    int status = 0;
+    char* demangled = abi::__cxa_demangle(info.dli_sname, nullptr, nullptr, &status);
+    function = status == 0 && demangled ? demangled : info.dli_sname;
+    std::free(demangled);
+  }
+  std::string module = info.dli_fname;
+  if (size_t slash = module.rfind('/'); slash != std::string::npos) module.erase(0, slash + 1);
+  char offset[32];
+  std::snprintf(offset, sizeof offset, "+0x%zx",
+                size_t(call - reinterpret_cast<uintptr_t>(info.dli_fbase)));
+  return function + " (" + module + offset + ")";
+}
+
+/// Where the thread's largest block of the window came from, as lines
+/// for the failure message, or how to have it named.
+inline std::string largest_block_site() {
+  constexpr int kFrames = 8;
+  void* frames[kFrames];
+  int n = account_largest_malloc_stack(frames, kFrames);
+  if (n <= 0)
+    return "\n(ACCOUNT_BACKTRACE_MIN at or below the largest block's size names where it came "
+           "from)";
+  std::string site = "\nthe largest block was asked for at:";
+  for (int i = 0; i < n; ++i) {
+    std::string frame = name_frame(frames[i]);
+    if (frame.rfind("testing::", 0) == 0 || frame.find(" testing::") != std::string::npos)
+      break;  // GoogleTest's own frames, below the test body
+    site += "\n  #" + std::to_string(i) + " " + frame;
+  }
+  return site;
+}
 
 inline constexpr char kNotCounting[] =
     "account: nothing is counted in this process (run the test under `account run` "
@@ -46,6 +91,7 @@ class Window {
     if (budget == Budget::kMalloc)
       r << " (largest block " << after.largest_malloc_bytes << " bytes)";
     r << ", over its budget of " << limit << " bytes";
+    if (budget == Budget::kMalloc && after.largest_malloc_bytes > 0) r << largest_block_site();
     return r;
   }
 
