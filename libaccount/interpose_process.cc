@@ -70,7 +70,7 @@ __attribute__((visibility("default"))) int execve(const char* path, char* const 
                                                   char* const envp[]) {
   resolve_exec();
   if (record_pending()) before_exec(exec_would_run(AT_FDCWD, path, 0, false));
-  return g_exec.execve(path, argv, envp);
+  return exec_failed(g_exec.execve(path, argv, envp));
 }
 
 __attribute__((visibility("default"))) int execv(const char* path, char* const argv[]) {
@@ -81,7 +81,7 @@ __attribute__((visibility("default"))) int execvpe(const char* file, char* const
                                                    char* const envp[]) {
   resolve_exec();
   if (record_pending()) before_exec(exec_would_run_on_path(file));
-  return g_exec.execvpe(file, argv, envp);
+  return exec_failed(g_exec.execvpe(file, argv, envp));
 }
 
 __attribute__((visibility("default"))) int execvp(const char* file, char* const argv[]) {
@@ -107,7 +107,7 @@ __attribute__((visibility("default"))) int execle(const char* path, const char* 
 __attribute__((visibility("default"))) int fexecve(int fd, char* const argv[], char* const envp[]) {
   resolve_exec();
   if (record_pending()) before_exec(exec_would_run(fd, "", AT_EMPTY_PATH, false));
-  return g_exec.fexecve(fd, argv, envp);
+  return exec_failed(g_exec.fexecve(fd, argv, envp));
 }
 
 __attribute__((visibility("default"))) int execveat(int dirfd, const char* path, char* const argv[],
@@ -115,7 +115,7 @@ __attribute__((visibility("default"))) int execveat(int dirfd, const char* path,
   resolve_exec();
   int stat_flags = flags & (AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
   if (record_pending()) before_exec(exec_would_run(dirfd, path, stat_flags, false));
-  return g_exec.execveat(dirfd, path, argv, envp, flags);
+  return exec_failed(g_exec.execveat(dirfd, path, argv, envp, flags));
 }
 
 __attribute__((visibility("default"), noreturn)) void _exit(int status) {

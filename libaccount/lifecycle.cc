@@ -1,5 +1,6 @@
 #include "lifecycle.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -91,6 +92,15 @@ __attribute__((constructor(101))) void start(int argc, char** argv, char**) {
 
 namespace {
 
+// The /proc files read for the record stay open: exit closes them, and exec
+// (O_CLOEXEC); two system calls fewer at every end. Only an exec that fails
+// closes them (exec_failed), so a program that goes on never sees them.
+int g_end_files[2] = {-1, -1};
+
+void keep_until_the_end(int slot, int fd) {
+  g_end_files[slot] = fd;
+}
+
 // rchar and wchar: /proc/self/io adds the I/O of every child this process
 // reaped to its own, so it is read only where that adds nothing (no child
 // reaped: then it is exact, exited threads included); with children reaped
@@ -108,7 +118,7 @@ void read_call_bytes(uint64_t threads, KernelCounters* k) {
     k->wchar = io.wchar;
     k->have_call_bytes = true;
   }
-  if (fd >= 0) raw_close(fd);
+  keep_until_the_end(1, fd);
 }
 
 void collect_final_figures(FinalFigures& f) {
@@ -129,7 +139,7 @@ void collect_final_figures(FinalFigures& f) {
   }
   int fd = open_proc_file(0, "status");
   read_status(fd, &f.peaks, &f.last);
-  if (fd >= 0) raw_close(fd);
+  keep_until_the_end(0, fd);
   read_call_bytes(f.last.threads, &k);
   f.end_realtime_ns = realtime_ns();  // as late as the record allows
 }
@@ -171,6 +181,17 @@ void finish(const Ending& ending) {
   }
   reap_sampler_starter();
   if (ending.kind == EndKind::kExec) raw_restore_signals(&saved);
+}
+
+int exec_failed(int result) {
+  if (!own_image()) return result;
+  int saved_errno = errno;
+  for (int& fd : g_end_files) {
+    if (fd >= 0) raw_close(fd);
+    fd = -1;
+  }
+  errno = saved_errno;
+  return result;
 }
 
 bool record_pending() {

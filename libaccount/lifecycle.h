@@ -18,6 +18,10 @@ bool record_pending();
 /// likely to succeed (see will_exec.h), so failed attempts leave no record.
 void before_exec(bool likely_to_succeed);
 
+/// After an exec that returned (it failed): closes what the record left open
+/// for exec to close. Returns `result`, errno kept.
+int exec_failed(int result);
+
 /// Starts the sampler process of this image (no-op when ACCOUNT_SAMPLE_MS=0)
 /// without waiting for it: the clone that forks it runs beside the image.
 void start_sampler();

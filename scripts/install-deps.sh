@@ -53,6 +53,9 @@ test_packages=(
   # The per-call cost table counts instructions with callgrind
   # (perf-tests/bench/per_call_cost.sh, perf_tests.PerCallCostTable).
   valgrind
+  # The shim's system calls at a process's end are counted under strace
+  # (tests/libaccount/end_syscalls_test.sh).
+  strace
   # The PostgreSQL store is tested against a real server the test starts
   # (initdb and pg_ctl from /usr/lib/postgresql/15/bin).
   postgresql-15

@@ -181,6 +181,24 @@ TEST(ShimProcesses, FailedExecOfUnknownFormatIsRecordedAsExit) {
   expect_failed_exec_recorded_as_exit("\x01\x02 not a program\n", ENOEXEC);
 }
 
+// An exec the shim expected to succeed (it wrote the record first) fails: the
+// /proc files the record read, left open for exec to close, are closed, and
+// the program goes on with exactly the descriptors it had.
+TEST(ShimProcesses, FailedExecAfterTheRecordLeavesNoDescriptorOpen) {
+  TempDir dir;
+  ShimRun run = run_processes(dir, {"exec_e2big", test_program("alloc_pattern")});
+  EXPECT_EQ(run.result.status, 3) << dump(run);
+  EXPECT_EQ(value_after(run.result.out, "errno"), E2BIG) << dump(run);
+  size_t before = run.result.out.find("fds_before=");
+  size_t after = run.result.out.find(" fds_after=");
+  ASSERT_NE(before, std::string::npos) << dump(run);
+  ASSERT_NE(after, std::string::npos) << dump(run);
+  std::string fds_before = run.result.out.substr(before + 11, after - before - 11);
+  std::string fds_after = run.result.out.substr(after + 11);
+  fds_after = fds_after.substr(0, fds_after.find('\n'));
+  EXPECT_EQ(fds_after, fds_before) << dump(run);
+}
+
 TEST(ShimProcesses, PosixSpawnChildIsRecordedSeparately) {
   TempDir dir;
   Family f = run_family(dir, {"spawn", test_program("alloc_pattern")});

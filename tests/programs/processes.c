@@ -8,6 +8,9 @@
 //   execvp NAME    malloc(64), execvp(NAME) (the test sets PATH)
 //   exec_fail S    execl(S) fails although S is an executable file (S's
 //                  interpreter is missing), malloc(64), return 3
+//   exec_e2big P   execl(P) with a 200 KiB argument fails (E2BIG) after the
+//                  shim wrote its record; prints the descriptors above 2 open
+//                  before and after ("fds_before=3,4 fds_after=3,4"), return 3
 //   spawn P        malloc(10), posix_spawn(P), wait, free, return 0
 //   vfork_exec P   vfork, child execl(P); parent waits, returns 0
 //   vfork_exit     vfork, child _exit(5); parent waits, returns 0
@@ -40,6 +43,14 @@ static void wait_for(pid_t child) {
   }
   say("child=%d status=%d\n", (int)child,
       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
+// The open descriptors from 3 to 63, as "3,4,".
+static void open_fds(char* out, size_t size) {
+  size_t used = 0;
+  out[0] = 0;
+  for (int fd = 3; fd < 64 && used + 4 < size; ++fd)
+    if (fcntl(fd, F_GETFD) >= 0) used += (size_t)snprintf(out + used, size - used, "%d,", fd);
 }
 
 static int cpus_of(pid_t pid) {
@@ -125,6 +136,17 @@ int main(int argc, char** argv) {
     say("exec failed: errno=%d\n", errno);
     volatile void* p = malloc(64);
     (void)p;
+    return 3;
+  }
+  if (strcmp(mode, "exec_e2big") == 0) {
+    static char big[200 * 1024];  // above the kernel's 128 KiB for one argument
+    memset(big, 'x', sizeof big - 1);
+    char before[256], after[256];
+    open_fds(before, sizeof before);
+    execl(arg, arg, big, (char*)NULL);
+    int err = errno;
+    open_fds(after, sizeof after);
+    say("exec failed: errno=%d fds_before=%s fds_after=%s\n", err, before, after);
     return 3;
   }
   if (strcmp(mode, "spawn") == 0) {
