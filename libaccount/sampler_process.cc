@@ -20,11 +20,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sampling.h"
 #include "backtrace.h"
 #include "counters.h"
 #include "lifecycle.h"
 #include "raw_syscall.h"
+#include "sampling.h"
 #include "timeline_store.h"
 
 namespace account {
@@ -43,12 +43,8 @@ void close_inherited_descriptors(int keep) {
 void add_timeline_point(Region* r, const MemoryNow& now) {
   __atomic_store_n(&r->timeline_busy, 1u, __ATOMIC_SEQ_CST);
   Totals t = sum_slots(r);
-  TimelinePoint point;
-  point.t_us = (monotonic_ns() - g_identity.start_monotonic_ns) / 1000;
-  point.size_bytes = now.size_bytes;
-  point.rss_bytes = now.resident_bytes;
-  point.malloc_bytes = t.malloc_bytes;
-  point.copied_bytes = t.copied_bytes;
+  TimelinePoint point = timeline_point(g_identity.start_monotonic_ns, monotonic_ns(), now,
+                                       t.malloc_bytes, t.copied_bytes);
   timeline_add(&g_timeline->state, g_timeline->points, point);
   __atomic_store_n(&r->timeline_busy, 0u, __ATOMIC_RELEASE);
 }

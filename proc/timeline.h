@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proc_files.h"
+
 namespace account {
 
 struct TimelinePoint {
@@ -17,6 +19,21 @@ struct TimelinePoint {
   uint64_t malloc_bytes;  // counter at the end of the span
   uint64_t copied_bytes;  // counter at the end of the span
 };
+
+/// The one way a sample becomes a point: its time since the process started
+/// (both on CLOCK_MONOTONIC), the memory statm gave, and the image's malloc and
+/// copied counters where the shim counts them (0 for a process it does not).
+inline TimelinePoint timeline_point(uint64_t start_mono_ns, uint64_t now_mono_ns,
+                                    const MemoryNow& now, uint64_t malloc_bytes = 0,
+                                    uint64_t copied_bytes = 0) {
+  TimelinePoint p{};
+  p.t_us = now_mono_ns > start_mono_ns ? (now_mono_ns - start_mono_ns) / 1000 : 0;
+  p.size_bytes = now.size_bytes;
+  p.rss_bytes = now.resident_bytes;
+  p.malloc_bytes = malloc_bytes;
+  p.copied_bytes = copied_bytes;
+  return p;
+}
 
 struct TimelineState {
   uint32_t capacity;  // points the storage holds (even, >= 2)

@@ -83,11 +83,8 @@ std::optional<WatchOutcome> watch_process(const WatchRequest& request, std::stri
     MemoryNow now;
     if (!sample_tick(proc, &w, &region->sampled, &now)) continue;
     if (timeline) {
-      TimelinePoint p{};
-      p.t_us = (monotonic_ns() - watch_start_mono) / 1000;
-      p.size_bytes = now.size_bytes;
-      p.rss_bytes = now.resident_bytes;
-      timeline_add(&timeline->state, timeline->points, p);
+      timeline_add(&timeline->state, timeline->points,
+                   timeline_point(watch_start_mono, monotonic_ns(), now));
     }
     if (snapshots && snapshot_ticker.due()) {
       read_final(proc, &w);

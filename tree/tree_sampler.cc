@@ -74,14 +74,8 @@ void add_timeline_point(ImageFileView& v, const MemoryNow& now) {
   if (!v.timeline || !info) return;
   __atomic_store_n(&r->timeline_busy, 1u, __ATOMIC_SEQ_CST);
   Totals t = sum_slots(r);
-  TimelinePoint point{};
-  uint64_t started = load_relaxed(&info->start_monotonic_ns);
-  uint64_t now_ns = monotonic_ns();
-  point.t_us = now_ns > started ? (now_ns - started) / 1000 : 0;
-  point.size_bytes = now.size_bytes;
-  point.rss_bytes = now.resident_bytes;
-  point.malloc_bytes = t.malloc_bytes;
-  point.copied_bytes = t.copied_bytes;
+  TimelinePoint point = timeline_point(load_relaxed(&info->start_monotonic_ns), monotonic_ns(), now,
+                                       t.malloc_bytes, t.copied_bytes);
   // On a copy of the state held to the capacity checked at mapping: the
   // image's own may say anything, and the points array is only that long.
   TimelineState state;
@@ -98,19 +92,9 @@ TreeSampler::TreeSampler(pid_t root, std::string image_dir, const ImageInfo* fal
                          ProcReader& proc)
     : root_(root),
       image_dir_(std::move(image_dir)),
-      fallback_(fallback),
       reader_(proc),
-      epoll_fd_(epoll_create1(EPOLL_CLOEXEC)) {
-  // Watched from before the command starts: a tick reads the image files
-  // created since the last one rather than listing the directory.
-  if (image_dir_.empty()) return;
-  image_dir_watch_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-  if (image_dir_watch_ >= 0 && inotify_add_watch(image_dir_watch_, image_dir_.c_str(),
-                                                 IN_CREATE | IN_MOVED_TO | IN_DELETE) < 0) {
-    close(image_dir_watch_);
-    image_dir_watch_ = -1;
-  }
-}
+      deaths_(fallback, proc),
+      epoll_fd_(epoll_create1(EPOLL_CLOEXEC)) {}
 
 TreeSampler::~TreeSampler() {
   for (auto& [pid, p] : procs_) {
@@ -119,8 +103,6 @@ TreeSampler::~TreeSampler() {
     if (p->pidfd >= 0) close(p->pidfd);
   }
   root_children_.close();
-  if (image_dir_stream_) closedir(image_dir_stream_);
-  if (image_dir_watch_ >= 0) close(image_dir_watch_);
   for (auto& [name, image] : images_) unmap_image_file(&image->view);
   if (epoll_fd_ >= 0) close(epoll_fd_);
   if (loadavg_fd_ >= 0) close(loadavg_fd_);
@@ -247,24 +229,18 @@ void TreeSampler::report_running() {
 }
 
 void TreeSampler::discover_images() {
-  if (image_dir_.empty()) return;
+  if (image_dir_.none()) return;
   std::vector<std::string> names;
   std::set<std::string> removed;
-  if (new_image_names(&names, &removed)) {
+  if (image_dir_.changes(&names, &removed)) {
     // Only the names created since the last tick, and the files that were
     // not set up yet when last looked at.
     names.insert(names.end(), stillborn_.begin(), stillborn_.end());
   } else {
-    // The first tick, no watch, or the watch overflowed: the whole directory,
-    // kept open between ticks (a rewind instead of an open, a stat, a close).
+    // The first tick, no watch, or the watch overflowed: the whole directory.
     // (What the watch said on the first tick is kept: an image that came and
     // went before it is one of the tree's.)
-    if (!image_dir_stream_)
-      image_dir_stream_ = opendir(image_dir_.c_str());
-    else
-      rewinddir(image_dir_stream_);
-    if (!image_dir_stream_) return;
-    while (dirent* e = readdir(image_dir_stream_)) names.emplace_back(e->d_name);
+    if (!image_dir_.list(&names)) return;
   }
   for (const std::string& name : names) {
     // Created and removed since the last tick: an image that wrote its own
@@ -285,36 +261,6 @@ void TreeSampler::discover_images() {
   }
 }
 
-bool TreeSampler::new_image_names(std::vector<std::string>* created,
-                                  std::set<std::string>* removed) {
-  bool first = !listed_once_;
-  listed_once_ = true;
-  if (image_dir_watch_ < 0) return false;
-  alignas(inotify_event) char events[16384];
-  bool overflow = false;
-  for (;;) {
-    ssize_t n = read(image_dir_watch_, events, sizeof events);
-    if (n <= 0) break;  // EAGAIN: all read
-    for (ssize_t at = 0; at < n;) {
-      const auto* e = reinterpret_cast<const inotify_event*>(events + at);
-      if (e->mask & IN_Q_OVERFLOW) overflow = true;
-      if (e->len && (e->mask & IN_DELETE))
-        removed->insert(e->name);
-      else if (e->len)
-        created->emplace_back(e->name);
-      at += ssize_t(sizeof(inotify_event) + e->len);
-    }
-    // Room for another event was left: the queue was empty (what comes in
-    // now is read at the next tick).
-    if (size_t(n) + sizeof(inotify_event) + NAME_MAX + 1 <= sizeof events) break;
-  }
-  if (overflow) {
-    created->clear();
-    removed->clear();
-  }
-  return !overflow && !first;
-}
-
 void TreeSampler::look_at_image(const std::string& name) {
   ImageName id;
   if (!parse_image_name(name.c_str(), &id) || images_.count(name)) return;
@@ -322,7 +268,7 @@ void TreeSampler::look_at_image(const std::string& name) {
   seen_.insert(id.pid);
   shimmed_.insert(id.pid);
   auto image = std::make_unique<Image>();
-  std::string path = image_dir_ + "/" + name;
+  std::string path = image_dir_.path_of(name);
   uint32_t write_error = 0;
   ImageFileLook look = look_at_image_file(path.c_str(), &image->view, &write_error);
   // Removed: by the image once it wrote its own record, or by the sampler
@@ -334,7 +280,7 @@ void TreeSampler::look_at_image(const std::string& name) {
   }
   if (look == ImageFileLook::kRecorded) {  // it wrote its record before we looked
     stillborn_.erase(name);
-    count_loss(int(write_error));
+    deaths_.count_loss(int(write_error));
     if (!image_removes_own_file(write_error)) unlink(path.c_str());
     return;
   }
@@ -420,7 +366,7 @@ void TreeSampler::tick() {
       if (!sample(pid, p, image ? &image->view.region->sampled : &p->own, &now))
         continue;  // gone, or a zombie
       if (image) {
-        refresh_image_file((image_dir_ + "/" + image->name).c_str(), &image->view);
+        refresh_image_file(image_dir_.path_of(image->name).c_str(), &image->view);
         add_timeline_point(image->view, now);
       } else if (observer_ && p->found) {
         observer_->image_sampled(pid, now);
@@ -512,103 +458,12 @@ bool TreeSampler::sample(pid_t pid, Proc* p, SampledPeaks* peaks, MemoryNow* now
   return true;
 }
 
-namespace {
-
-// The image file's name holds its start on CLOCK_MONOTONIC.
-uint64_t realtime_of_monotonic(uint64_t start_monotonic_ns) {
-  uint64_t now_mono = monotonic_ns(), now_real = realtime_ns();
-  return start_monotonic_ns < now_mono ? now_real - (now_mono - start_monotonic_ns) : now_real;
-}
-
-}  // namespace
-
-std::unique_ptr<ImageInfo> TreeSampler::fallback_info(const ImageName& id) const {
-  auto info = fallback_ ? std::make_unique<ImageInfo>(*fallback_) : std::make_unique<ImageInfo>();
-  read_host_name(info->identity.host, sizeof info->identity.host);
-  info->identity.pid = id.pid;
-  info->identity.ppid = id.ppid;
-  info->identity.start_realtime_ns = realtime_of_monotonic(id.start_monotonic_ns);
-  info->identity.start_monotonic_ns = id.start_monotonic_ns;
-  return info;
-}
-
 void TreeSampler::record_death(Image& image, Proc* proc) {
-  Ending ending = classify_death(reader_, &proc->watch, Writer::kSampler);
-  Region* r = image.view.region;
-  std::unique_ptr<ImageInfo> info;
-  if (const PackedInfo* packed = published_info(image.view)) {
-    // Copied before it is read: the image may rewrite its file at any time.
-    auto copy = std::make_unique<PackedInfo>();
-    memcpy(copy.get(), packed, sizeof *copy);
-    info = std::make_unique<ImageInfo>();
-    unpack_image_info(*copy, info.get());
-    keep_run_output(&info->settings);
-  } else {
-    // Killed before it copied its identity: what the run and /proc know.
-    info = fallback_info(image.id);
-  }
-  if (!claim_dead_image_record(r, info->settings, image.id.pid, info->identity.start_realtime_ns))
-    return;
+  DeathRecords::Outcome outcome =
+      deaths_.record_image(image_dir_.path_of(image.name), image.id, &image.view, &proc->watch);
+  if (outcome == DeathRecords::kNotClaimed) return;
   image.recorded_by_sampler = true;
-  refresh_image_file((image_dir_ + "/" + image.name).c_str(), &image.view);
-  r = image.view.region;
-  // Composed from copies whose sizes are the ones checked when mapped.
-  std::vector<uint64_t> timeline, backtraces;
-  const ImageFileView& v = image.view;
-  if (v.timeline) {
-    timeline.resize(timeline_mapping_size(v.timeline_capacity) / sizeof(uint64_t) + 1);
-    memcpy(timeline.data(), v.timeline, timeline_mapping_size(v.timeline_capacity));
-    pin_timeline_state(&reinterpret_cast<SharedTimeline*>(timeline.data())->state,
-                       v.timeline_capacity);
-  }
-  if (v.backtraces) {
-    size_t bytes = backtrace_mapping_size(v.backtrace_capacity, v.backtrace_depth);
-    backtraces.resize(bytes / sizeof(uint64_t) + 1);
-    memcpy(backtraces.data(), v.backtraces, bytes);
-    pin_backtrace_copy(reinterpret_cast<BacktraceStore*>(backtraces.data()), v.backtrace_capacity,
-                       v.backtrace_depth);
-  }
-  // Truncated by its process while mapped: every figure read since is a zero
-  // of the guard's, none the image's. No record; its figures are unknown.
-  if (image_file_lost(v)) {
-    ++lost_image_files_;
-    shimmed_.erase(image.id.pid);
-    return;
-  }
-  write_death_record(
-      *info, r, v.timeline ? reinterpret_cast<SharedTimeline*>(timeline.data()) : nullptr,
-      v.backtraces ? reinterpret_cast<BacktraceStore*>(backtraces.data()) : nullptr, *proc, ending);
-}
-
-// Where a death record goes is the run's choice, never the image file's: the
-// image may have rewritten its copy of the output path after dropping its
-// privileges (docs/security.md).
-void TreeSampler::keep_run_output(Settings* settings) const {
-  if (!fallback_) return;  // not under account run (tests of the sampler alone)
-  settings->has_output = fallback_->settings.has_output;
-  copy_string(settings->output, sizeof settings->output, fallback_->settings.output);
-}
-
-void TreeSampler::write_death_record(const ImageInfo& info, const Region* region,
-                                     const SharedTimeline* timeline,
-                                     const BacktraceStore* backtraces, const Proc& proc,
-                                     const Ending& ending) {
-  FinalFigures f = final_figures_of(proc.watch, realtime_ns());
-  RecordSource src;
-  src.identity = &info.identity;
-  src.settings = &info.settings;
-  src.region = region;
-  src.timeline = timeline;
-  src.backtraces = backtraces;
-  src.malloc_interposed = !region->malloc_not_interposed;
-  count_loss(emit(src, f, ending));
-  ++records_written_;
-}
-
-void TreeSampler::count_loss(int err) {
-  if (err == 0) return;
-  ++records_lost_;
-  if (first_write_error_ == 0) first_write_error_ = err;
+  if (outcome == DeathRecords::kFileLost) shimmed_.erase(image.id.pid);
 }
 
 // An image's file is done with: its record is written (or lost) by now.
@@ -616,17 +471,17 @@ void TreeSampler::forget_image(Image* image) {
   int write_error = 0;
   if (!image->running())
     write_error = int(__atomic_load_n(&image->view.region->record_write_error, __ATOMIC_RELAXED));
-  count_loss(write_error);
+  deaths_.count_loss(write_error);
   std::string name = image->name;  // the key outlives the Image it names
   bool image_removes_it = !image->running() && !image->recorded_by_sampler &&
                           image_removes_own_file(uint32_t(write_error));
-  if (!image->file_removed && !image_removes_it) unlink((image_dir_ + "/" + name).c_str());
+  if (!image->file_removed && !image_removes_it) unlink((image_dir_.path_of(name)).c_str());
   unmap_image_file(&image->view);
   images_.erase(name);
 }
 
 void TreeSampler::record_stillborn(const std::string& name, const ImageName& id, Proc* proc) {
-  std::string path = image_dir_ + "/" + name;
+  std::string path = image_dir_.path_of(name);
   auto image = std::make_unique<Image>();
   if (map_image_file(path.c_str(), &image->view)) {  // it got as far as its Region
     image->name = name;
@@ -639,10 +494,7 @@ void TreeSampler::record_stillborn(const std::string& name, const ImageName& id,
     return;
   } else {
     // Killed between creating its file and setting it up: nothing was counted.
-    Ending ending = classify_death(reader_, &proc->watch, Writer::kSampler);
-    auto region = std::make_unique<Region>();
-    init_region(region.get());
-    write_death_record(*fallback_info(id), region.get(), nullptr, nullptr, *proc, ending);
+    deaths_.record_unset(id, &proc->watch);
   }
   unlink(path.c_str());
 }
@@ -749,8 +601,7 @@ size_t TreeSampler::live_processes() const {
 
 bool TreeSampler::owns_descriptor(int fd) const {
   if (fd == epoll_fd_ || fd == loadavg_fd_ || root_children_.holds(fd)) return true;
-  if (image_dir_stream_ && fd == dirfd(image_dir_stream_)) return true;
-  if (fd == image_dir_watch_ && fd >= 0) return true;
+  if (image_dir_.holds(fd)) return true;
   for (auto& [pid, p] : procs_) {
     const ProcHandle& h = p->watch.handle;
     if (fd == p->pidfd || fd == h.statm_fd || fd == h.stat_fd || fd == h.status_fd) return true;
@@ -773,78 +624,31 @@ size_t TreeSampler::running_images() const {
 
 void TreeSampler::remove_image_dir() {
   empty_image_dir();
-  if (image_dir_stream_) closedir(image_dir_stream_);
-  image_dir_stream_ = nullptr;
-  if (image_dir_watch_ >= 0) close(image_dir_watch_);
-  image_dir_watch_ = -1;
-  if (!image_dir_.empty()) rmdir(image_dir_.c_str());
+  image_dir_.remove();
 }
 
 void TreeSampler::empty_image_dir() {
-  if (image_dir_.empty()) return;
+  if (image_dir_.none()) return;
   while (!images_.empty()) forget_image(images_.begin()->second.get());
   for (auto& [pid, p] : procs_) p->images.clear();
-  if (DIR* dir = opendir(image_dir_.c_str())) {
+  if (DIR* dir = opendir(image_dir_.path().c_str())) {
     while (dirent* e = readdir(dir)) {
       if (e->d_name[0] == '.') continue;
       // A file no tick looked at (an image that came and went between two):
       // its record is written by now, or lost.
       ImageName id;
       ImageFileView view;
-      std::string path = image_dir_ + "/" + e->d_name;
+      std::string path = image_dir_.path_of(e->d_name);
       if (parse_image_name(e->d_name, &id) && map_image_file(path.c_str(), &view)) {
         if (image_recorded(__atomic_load_n(&view.region->image_state, __ATOMIC_ACQUIRE)))
-          count_loss(int(__atomic_load_n(&view.region->record_write_error, __ATOMIC_RELAXED)));
+          deaths_.count_loss(
+              int(__atomic_load_n(&view.region->record_write_error, __ATOMIC_RELAXED)));
         unmap_image_file(&view);
       }
       unlinkat(dirfd(dir), e->d_name, 0);
     }
     closedir(dir);
   }
-}
-
-namespace {
-
-// "123 456 " without a stream: this runs for every process at every tick.
-void add_children_text(const char* text, std::vector<pid_t>* out) {
-  pid_t child = 0;
-  bool in_number = false;
-  for (; *text; ++text) {
-    char c = *text;
-    if (c >= '0' && c <= '9') {
-      child = child * 10 + (c - '0');
-      in_number = true;
-    } else if (in_number) {
-      out->push_back(child);
-      child = 0;
-      in_number = false;
-    }
-  }
-  if (in_number) out->push_back(child);
-}
-
-void add_children(const std::string& children_file, std::vector<pid_t>* out) {
-  add_children_text(read_proc_text(children_file).c_str(), out);
-}
-
-void add_children_from(int fd, std::vector<pid_t>* out) {
-  char text[4096];
-  ssize_t n = pread_text(fd, text, sizeof text);
-  if (n < 0) return;
-  if (size_t(n) + 1 >= sizeof text) {  // more children than fit: the long way
-    add_children(std::string("/proc/self/fd/") + std::to_string(fd), out);
-    return;
-  }
-  add_children_text(text, out);
-}
-
-}  // namespace
-
-void ChildrenFile::close() {
-  if (children_fd >= 0) ::close(children_fd);
-  if (task_fd >= 0) ::close(task_fd);
-  children_fd = task_fd = -1;
-  reads = 0;
 }
 
 std::vector<pid_t> TreeSampler::root_children() {
@@ -902,50 +706,7 @@ const std::vector<pid_t>& TreeSampler::known_children(pid_t pid, Proc* p) {
 
 std::vector<pid_t> TreeSampler::children(pid_t pid, ChildrenFile* file) {
   // Kept open for a bounded number of processes (two descriptors each).
-  if (file->task_fd < 0 && procs_.size() < kChildrenFilesKept) {
-    std::string task = "/proc/" + std::to_string(pid) + "/task";
-    file->task_fd = open(task.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (file->task_fd >= 0)
-      file->children_fd =
-          openat(file->task_fd, (std::to_string(pid) + "/children").c_str(), O_RDONLY | O_CLOEXEC);
-    if (file->children_fd < 0) file->close();
-  }
-  if (file->task_fd < 0) return children_of(pid);  // not kept
-  // Every thread's children, and whether there are threads, are read every
-  // kSlowEvery ticks; the main thread's every tick. A process the shim runs in
-  // is found by its image file whichever thread forked it; one without the
-  // shim forked by another thread joins the tree's sums at most kSlowEvery
-  // ticks late. Every tick, a process of 40 threads cost 124 system calls.
-  if (file->reads++ % kSlowEvery == 0) {
-    struct stat st;
-    if (fstat(file->task_fd, &st) != 0 || st.st_nlink != 3) return children_of(pid);
-  }
-  std::vector<pid_t> out;
-  add_children_from(file->children_fd, &out);
-  return out;
-}
-
-std::vector<pid_t> children_of(pid_t pid) {
-  std::vector<pid_t> out;
-  std::string task_dir = "/proc/" + std::to_string(pid) + "/task";
-  // procfs counts a process's threads in its task directory's links (two
-  // plus one a thread): one stat tells a single-threaded process, whose only
-  // children file is its main thread's, from one whose threads must be listed.
-  // (A leader that left by pthread_exit with one thread left is read as
-  // single-threaded: that thread's children are found by their image files.)
-  struct stat st;
-  if (stat(task_dir.c_str(), &st) != 0) return out;
-  if (st.st_nlink == 3) {
-    add_children(task_dir + "/" + std::to_string(pid) + "/children", &out);
-    return out;
-  }
-  DIR* dir = opendir(task_dir.c_str());
-  if (!dir) return out;
-  while (dirent* e = readdir(dir))
-    if (e->d_name[0] >= '0' && e->d_name[0] <= '9')
-      add_children(task_dir + "/" + e->d_name + "/children", &out);
-  closedir(dir);
-  return out;
+  return read_children(pid, file, procs_.size() < kChildrenFilesKept);
 }
 
 bool is_shim_sampler(const CpuAndExit& stat) {

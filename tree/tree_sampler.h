@@ -19,6 +19,9 @@
 #include <string>
 #include <vector>
 
+#include "children_files.h"
+#include "death_records.h"
+#include "image_directory.h"
 #include "proc_reader.h"
 #include "sampling.h"
 
@@ -52,19 +55,6 @@ class TreeObserver {
 
  protected:
   ~TreeObserver() = default;
-};
-
-/// A process's children file (/proc/PID/task/PID/children) and its task
-/// directory, kept open between ticks. Each read is one pread; every
-/// kSlowEvery-th adds an fstat (its link count tells a single-threaded
-/// process) and, for one with threads, every thread's file. The walk reads it
-/// in a tick that follows a fork, and every kSlowEvery ticks (known_children).
-struct ChildrenFile {
-  int task_fd = -1;
-  int children_fd = -1;
-  uint64_t reads = 0;
-  bool holds(int fd) const { return fd >= 0 && (fd == task_fd || fd == children_fd); }
-  void close();
 };
 
 class TreeSampler {
@@ -162,16 +152,16 @@ class TreeSampler {
   /// When the last process the sampler watched ended (realtime ns; 0: none).
   uint64_t last_end_ns() const { return last_end_ns_; }
   /// Records this sampler wrote for images that died without writing theirs.
-  uint64_t records_written() const { return records_written_; }
+  uint64_t records_written() const { return deaths_.written(); }
   /// Records that could not be written to the output (a full disk): the
   /// images' own, as each says in its file, and this sampler's.
-  uint64_t records_lost() const { return records_lost_; }
+  uint64_t records_lost() const { return deaths_.lost(); }
   /// Image files their process truncated while the sampler read them: no
   /// record (every figure read from them since was a zero of the guard's),
   /// and the process counts as one without the shim (its figures unknown).
-  uint64_t lost_image_files() const { return lost_image_files_; }
+  uint64_t lost_image_files() const { return deaths_.lost_image_files(); }
   /// The errno of the first of them (0: none lost).
-  int first_write_error() const { return first_write_error_; }
+  int first_write_error() const { return deaths_.first_write_error(); }
   /// Children files read by the walk (not counting account run's own).
   uint64_t children_reads() const { return children_reads_; }
   /// Reads of the run directory's watch (ticks that looked for images).
@@ -192,20 +182,11 @@ class TreeSampler {
   void look_for_images();
   /// A file of its is still not set up (as far as the last look knows).
   bool waits_for_file(const Proc& p) const;
-  /// Names created and removed in the run directory since the last call;
-  /// false when they cannot tell (the first call, no watch, an overflow).
-  bool new_image_names(std::vector<std::string>* created, std::set<std::string>* removed);
   void look_at_image(const std::string& name);
   void forget_recorded_images();
   void record_death(Image& image, Proc* proc);
   void record_stillborn(const std::string& name, const ImageName& id, Proc* proc);
-  void write_death_record(const ImageInfo& info, const Region* region,
-                          const SharedTimeline* timeline, const BacktraceStore* backtraces,
-                          const Proc& proc, const Ending& ending);
-  std::unique_ptr<ImageInfo> fallback_info(const ImageName& id) const;
-  void keep_run_output(Settings* settings) const;
   void end_proc(pid_t pid);
-  void count_loss(int err);
   void forget_image(Image* image);
   bool recorded_zombie(pid_t pid);
   std::vector<pid_t> children(pid_t pid, ChildrenFile* file);
@@ -218,14 +199,11 @@ class TreeSampler {
   static constexpr size_t kChildrenFilesKept = 128;
 
   pid_t root_;
-  std::string image_dir_;
-  DIR* image_dir_stream_ = nullptr;  // image_dir_, listed when its watch cannot tell
-  int image_dir_watch_ = -1;         // inotify: names created in image_dir_
-  bool listed_once_ = false;
+  ImageDirectory image_dir_;
   bool images_looked_ = false;  // this tick read the run directory's watch
   bool images_every_tick_ = false;
-  const ImageInfo* fallback_;
   ProcReader& reader_;
+  DeathRecords deaths_;
   int epoll_fd_ = -1;
   uint64_t ticks_ = 0;
   SampledPeaks tree_{};
@@ -237,10 +215,6 @@ class TreeSampler {
   std::map<pid_t, std::unique_ptr<Proc>> procs_;
   std::map<std::string, std::unique_ptr<Image>> images_;  // by file name
   std::set<std::string> stillborn_;  // image files that could not be mapped yet
-  uint64_t records_written_ = 0;
-  uint64_t records_lost_ = 0;
-  uint64_t lost_image_files_ = 0;
-  int first_write_error_ = 0;
   uint64_t last_end_ns_ = 0;
   TreeObserver* observer_ = nullptr;  // set: watched from outside
   std::set<pid_t> recorded_;          // ended and recorded: a zombie is not found again
@@ -256,8 +230,6 @@ class TreeSampler {
   uint64_t image_looks_ = 0;
 };
 
-/// Children of every thread of `pid` (from /proc/PID/task/TID/children).
-std::vector<pid_t> children_of(pid_t pid);
 /// True if the process whose stat this is is one of the shim's sampler processes.
 bool is_shim_sampler(const CpuAndExit& stat);
 

@@ -79,11 +79,8 @@ class Watcher : public TreeObserver {
     auto it = images_.find(pid);
     if (it == images_.end() || it->second.timeline_storage.empty()) return;
     auto* t = reinterpret_cast<SharedTimeline*>(it->second.timeline_storage.data());
-    TimelinePoint p{};
-    p.t_us = (monotonic_ns() - it->second.first_seen_mono) / 1000;
-    p.size_bytes = now.size_bytes;
-    p.rss_bytes = now.resident_bytes;
-    timeline_add(&t->state, t->points, p);
+    timeline_add(&t->state, t->points,
+                 timeline_point(it->second.first_seen_mono, monotonic_ns(), now));
   }
 
   void image_ended(pid_t pid, const ProcessWatch& w, const SampledPeaks& peaks,

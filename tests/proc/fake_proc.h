@@ -34,6 +34,20 @@ class FakeProc final : public ProcReader {
   bool status(ProcHandle* h, MemoryPeaks* out) override;
 };
 
+// Scripted /proc text, as this machine's kernel writes it.
+// /proc/PID/statm: "size resident shared text lib data dt", in pages.
+std::string statm_text(uint64_t size, uint64_t resident, uint64_t shared);
+// A zombie's statm: all zeros.
+extern const char kZombieStatm[];
+// /proc/PID/stat, all 52 fields: a live process (fields from a running `cat`)
+// or a zombie (state 'Z', its memory fields zeroed). utime and stime (fields
+// 14, 15) in clock ticks; field 52 the raw wait status.
+std::string stat_text(char state, uint64_t utime, uint64_t stime, int wait_status);
+// /proc/PID/status of a live process, with its Vm lines in kB.
+std::string status_text(uint64_t peak_kb, uint64_t size_kb, uint64_t hwm_kb, uint64_t rss_kb);
+// A zombie's status: no Vm lines.
+extern const char kZombieStatus[];
+
 // The real /proc, but for the last pid handed out (/proc/loadavg), which is
 // what the test says: whether anything was forked between two ticks.
 class LastPidSays final : public ProcReader {
