@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
-# usage: consumer_test.sh BUILD_DIR SOURCE_DIR [deb]
+# usage: consumer_test.sh BUILD_DIR SOURCE_DIR [deb DEB_DIR]
 # tests/consumer, a project of its own, built against account as a user gets
 # it: `cmake --install` into a throw-away prefix, or (with `deb`) the .deb made
-# by cpack and unpacked into a throw-away root. Its gtest passes one budget and
+# by cpack (tests/packaging/make_deb.sh, into DEB_DIR) and unpacked into a
+# throw-away root. Its gtest passes one budget and
 # fails the other with its message, run under the installed `account run`; its
 # benchmark's JSON has the memory figures; account_add_test's BUDGET passes one
 # ctest and fails the other; a C program built with `pkg-config account` counts.
 set -euo pipefail
-build=$1 src=$2 how=${3:-prefix}
+build=$1 src=$2 how=${3:-prefix} debs_dir=${4:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 if [ "$how" = deb ]; then
-  cpack -G DEB -B "$tmp/out" --config "$build/CPackConfig.cmake" >"$tmp/cpack.log" 2>&1 ||
-    fail "cpack: $(tail -5 "$tmp/cpack.log")"
-  dpkg-deb -x "$tmp"/out/account_*.deb "$tmp/root"
+  debs=("$debs_dir"/account_*.deb)
+  [ -f "${debs[0]}" ] || fail "no account_*.deb in $debs_dir (made by make_deb.sh)"
+  dpkg-deb -x "${debs[0]}" "$tmp/root"
   prefix=$tmp/root/usr
 else
   cmake --install "$build" --prefix "$tmp/prefix" >/dev/null

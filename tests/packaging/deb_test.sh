@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# usage: deb_test.sh BUILD_DIR SOURCE_DIR
-# `cpack -G DEB`, the documented command, makes the package from the build
-# directory (into a temporary directory, so the test leaves the build tree
-# alone). Its Depends names the package of every library the binaries need
+# usage: deb_test.sh DEB_DIR SOURCE_DIR
+# The package `cpack -G DEB`, the documented command, made from the build
+# directory (make_deb.sh, the ctest fixture "deb", into DEB_DIR). Its Depends names the package of every library the binaries need
 # (what dpkg-shlibdeps found) and SQLite (dlopened), libunwind and libpq only in
 # Recommends (dlopened when used); it holds every file
 # the issue asks for, under /usr, and every file its pages link; it installs
@@ -10,15 +9,13 @@
 # the installed /usr/bin/account runs and finds the installed
 # /usr/lib/<multiarch>/libaccount.so by itself, ACCOUNT_LIB unset.
 set -euo pipefail
-build=$1 src=$2
+debs_dir=$1 src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
-cpack -G DEB -B "$tmp/out" --config "$build/CPackConfig.cmake" >"$tmp/cpack.log" 2>&1 ||
-  fail "cpack: $(tail -5 "$tmp/cpack.log")"
-debs=("$tmp"/out/account_*.deb)
-[ -f "${debs[0]}" ] || fail "no account_*.deb in $(ls "$tmp/out")"
+debs=("$debs_dir"/account_*.deb)
+[ -f "${debs[0]}" ] || fail "no account_*.deb in $debs_dir (made by make_deb.sh)"
 deb=${debs[0]}
 arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 
