@@ -158,7 +158,6 @@ std::unique_ptr<ImageInfo> run_fallback_info(const RunOptions& o, const std::str
 // tree record and removes the file the daemons' records made again.
 void linger(TreeSampler& tree, RunCgroup* cgroup, const RunOptions& o, const std::string& path,
             RunResult r, unsigned run, const RunSignals& signals, bool temporary) {
-  unsigned interval_ms = o.interval_ms ? o.interval_ms : 5;
   pid_t pid = fork();
   if (pid < 0 && !temporary) {  // the images still record themselves; the tree record is now
     r.tree_end_ns = realtime_ns();
@@ -172,7 +171,7 @@ void linger(TreeSampler& tree, RunCgroup* cgroup, const RunOptions& o, const std
   prctl(PR_SET_NAME, "account-sampler", 0, 0, 0);
   // A lingering sampler must not hold a pipe its caller waits on.
   close_descriptors_except([&](int fd) { return tree.owns_descriptor(fd); });
-  Ticker ticker(interval_ms);
+  Ticker ticker(o.tick_ms());
   while (tree.live_processes() > 0) {
     pollfd p{tree.wait_fd(), POLLIN, 0};
     ticker.wait(&p, 1);
@@ -301,7 +300,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   members.add(child);
   r.start_ns = spawned.exec_ns;
   int child_fd = int(syscall(SYS_pidfd_open, child, 0));
-  Ticker ticker(o.interval_ms ? o.interval_ms : 5);
+  Ticker ticker(o.tick_ms());
   auto started = std::chrono::steady_clock::now();
   std::vector<pid_t> killed;
   std::vector<pid_t> killed_late;  // by --kill-after, each pid once

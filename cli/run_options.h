@@ -27,6 +27,9 @@ struct RunOptions {
   // As typed: checked by check_values, never wrapped by an unsigned parse.
   std::string interval_text, timeout_text, repeat_text, kill_after_text;
   unsigned interval_ms = kDefaultIntervalMs;
+  /// The loop that follows the command turns at --interval, or at the
+  /// default where --interval 0 turns sampling off.
+  unsigned tick_ms() const { return interval_ms ? interval_ms : kDefaultIntervalMs; }
   bool timeline = false;
   double timeout_s = 0;  // 0: none
   double kill_after_s = 5;
