@@ -45,9 +45,12 @@ bool resolve_real_copy() {
   if (__atomic_exchange_n(&g_resolving, 1, __ATOMIC_ACQ_REL) != 0)
     return __atomic_load_n(&g_real_copy_ready, __ATOMIC_ACQUIRE);
   RealCopy r{};
-  bool complete = find_next(&r.memcpy, "memcpy") & find_next(&r.memmove, "memmove") &
-                  find_next(&r.mempcpy, "mempcpy") & find_next(&r.wmemcpy, "wmemcpy") &
-                  find_next(&r.wmemmove, "wmemmove");
+  // Each is looked up, also after one was not found.
+  const bool found[] = {find_next(&r.memcpy, "memcpy"), find_next(&r.memmove, "memmove"),
+                        find_next(&r.mempcpy, "mempcpy"), find_next(&r.wmemcpy, "wmemcpy"),
+                        find_next(&r.wmemmove, "wmemmove")};
+  bool complete = true;
+  for (bool f : found) complete = complete && f;
   if (complete) {
     // Field by field: a struct assignment could be compiled into a memcpy call.
     g_real_copy.memcpy = r.memcpy;
