@@ -95,11 +95,7 @@ namespace {
 // The /proc files read for the record stay open: exit closes them, and exec
 // (O_CLOEXEC); two system calls fewer at every end. Only an exec that fails
 // closes them (exec_failed), so a program that goes on never sees them.
-int g_end_files[2] = {-1, -1};
-
-void keep_until_the_end(int slot, int fd) {
-  g_end_files[slot] = fd;
-}
+int g_end_files[2] = {-1, -1};  // status, io
 
 // rchar and wchar: /proc/self/io adds the I/O of every child this process
 // reaped to its own, so it is read only where that adds nothing (no child
@@ -118,7 +114,7 @@ void read_call_bytes(uint64_t threads, KernelCounters* k) {
     k->wchar = io.wchar;
     k->have_call_bytes = true;
   }
-  keep_until_the_end(1, fd);
+  g_end_files[1] = fd;
 }
 
 void collect_final_figures(FinalFigures& f) {
@@ -139,7 +135,7 @@ void collect_final_figures(FinalFigures& f) {
   }
   int fd = open_proc_file(0, "status");
   read_status(fd, &f.peaks, &f.last);
-  keep_until_the_end(0, fd);
+  g_end_files[0] = fd;
   read_call_bytes(f.last.threads, &k);
   f.end_realtime_ns = realtime_ns();  // as late as the record allows
 }

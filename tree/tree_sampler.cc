@@ -1,17 +1,11 @@
 #include "tree_sampler.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <sys/epoll.h>
-#include <sys/inotify.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -631,23 +625,22 @@ void TreeSampler::empty_image_dir() {
   if (image_dir_.none()) return;
   while (!images_.empty()) forget_image(images_.begin()->second.get());
   for (auto& [pid, p] : procs_) p->images.clear();
-  if (DIR* dir = opendir(image_dir_.path().c_str())) {
-    while (dirent* e = readdir(dir)) {
-      if (e->d_name[0] == '.') continue;
-      // A file no tick looked at (an image that came and went between two):
-      // its record is written by now, or lost.
-      ImageName id;
-      ImageFileView view;
-      std::string path = image_dir_.path_of(e->d_name);
-      if (parse_image_name(e->d_name, &id) && map_image_file(path.c_str(), &view)) {
-        if (image_recorded(__atomic_load_n(&view.region->image_state, __ATOMIC_ACQUIRE)))
-          deaths_.count_loss(
-              int(__atomic_load_n(&view.region->record_write_error, __ATOMIC_RELAXED)));
-        unmap_image_file(&view);
-      }
-      unlinkat(dirfd(dir), e->d_name, 0);
+  std::vector<std::string> names;
+  image_dir_.list(&names);
+  for (const std::string& name : names) {
+    if (name[0] == '.') continue;
+    // A file no tick looked at (an image that came and went between two):
+    // its record is written by now, or lost.
+    ImageName id;
+    ImageFileView view;
+    std::string path = image_dir_.path_of(name);
+    if (parse_image_name(name.c_str(), &id) && map_image_file(path.c_str(), &view)) {
+      if (image_recorded(__atomic_load_n(&view.region->image_state, __ATOMIC_ACQUIRE)))
+        deaths_.count_loss(
+            int(__atomic_load_n(&view.region->record_write_error, __ATOMIC_RELAXED)));
+      unmap_image_file(&view);
     }
-    closedir(dir);
+    unlink(path.c_str());
   }
 }
 

@@ -9,7 +9,6 @@
 /// (SIGKILL, a crash, an OOM kill), so no image needs a sampler of its own.
 #pragma once
 
-#include <dirent.h>
 #include <sys/types.h>
 
 #include <cstdint>
