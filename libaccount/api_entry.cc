@@ -23,7 +23,7 @@ int64_t own_pending(const Slot* s) {
 }
 
 int64_t own_net(const Slot* s) {
-  return load_relaxed(&s->heap_net_published) + own_pending(s);
+  return load_relaxed(&tls_own_heap.net_published) + own_pending(s);
 }
 
 uint64_t copied_calls(const Slot* s) {
@@ -54,7 +54,7 @@ void thread_snapshot(const Slot* s, account_counters* c) {
   c->copied_calls = copied_calls(s) - b.copied_calls;
   c->copied_bytes = copied_bytes(s) - b.copied_bytes;
   c->heap_live_bytes = own_net(s) - b.heap_net;
-  int64_t peak = load_relaxed(&s->heap_own_peak) - b.heap_net;
+  int64_t peak = load_relaxed(&tls_own_heap.own_peak) - b.heap_net;
   c->heap_peak_bytes = peak > c->heap_live_bytes ? peak : c->heap_live_bytes;
   c->largest_malloc_bytes = uint64_t(load_relaxed(&s->largest_request));
 }
@@ -95,7 +95,7 @@ int64_t process_live(const Region* r) {
 }
 
 void reset_thread_window(Slot* s) {
-  store_relaxed(&s->heap_own_peak, own_net(s));
+  store_relaxed(&tls_own_heap.own_peak, own_net(s));
   store_relaxed(&s->largest_request, int64_t{0});
   forget_largest_capture();
   heap_sync(s);  // its grow room was sized against the old peak
@@ -111,7 +111,7 @@ void start_thread_window(Slot* s) {
                         copied_calls(s),
                         copied_bytes(s),
                         own_net(s)};
-  store_relaxed(&s->heap_own_peak, own_net(s));
+  store_relaxed(&tls_own_heap.own_peak, own_net(s));
   store_relaxed(&s->largest_request, int64_t{0});
   forget_largest_capture();
 }

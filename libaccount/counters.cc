@@ -18,7 +18,9 @@ constexpr Slot unclaimed_slot() {
 
 // constinit: a dynamic initializer would run after the first malloc.
 constinit Slot g_unclaimed_slot = unclaimed_slot();
-__thread Slot* tls_slot __attribute__((tls_model("initial-exec"))) = &g_unclaimed_slot;
+__thread ThreadCounting tls_counting
+    __attribute__((tls_model("initial-exec"))) = {&g_unclaimed_slot, nullptr, 0};
+__thread ThreadHeap tls_own_heap __attribute__((tls_model("initial-exec")));
 __thread uint32_t tls_libc_detour __attribute__((tls_model("initial-exec"))) = kLibcDetourUnowned;
 Region* g_region = nullptr;
 
@@ -26,7 +28,7 @@ namespace {
 
 // The thread's slot, and whether libc's own copies may count in it directly.
 void set_tls_slot(Slot* s) {
-  tls_slot = s;
+  tls_counting.slot = s;
   uint32_t bits = tls_libc_detour & ~kLibcDetourUnowned;
   tls_libc_detour = s->shared ? bits | kLibcDetourUnowned : bits;
 }
@@ -86,18 +88,27 @@ void release_slot(void* arg) {
 
 }  // namespace
 
-void count_alloc_shared(Slot* s, uint64_t requested, int64_t usable_bytes) {
+void count_alloc_shared(Slot* s, uint64_t requested, void* block, int64_t usable_bytes) {
   raise_to(&s->largest_request, int64_t(requested));
   fetch_add_relaxed(&s->malloc_calls, uint64_t{1});
   fetch_add_relaxed(&s->malloc_bytes, requested);
+  if (block == nullptr) fetch_add_relaxed(&s->block_adjust, int64_t{1});
   if (usable_bytes > 0) {
     int64_t live = fetch_add_relaxed(&g_region->heap_published, usable_bytes) + usable_bytes;
     raise_to(&s->heap_peak, live);
   }
 }
 
-void count_free_shared(Slot* s, int64_t usable_bytes) {
+void count_free_shared(Slot* s, void* ptr, int64_t usable_bytes) {
   fetch_add_relaxed(&s->free_calls, uint64_t{1});
+  if (ptr == nullptr) {
+    fetch_add_relaxed(&s->block_adjust, int64_t{-1});
+    return;
+  }
+  if (ptr == tls_counting.last_block) {
+    fetch_add_relaxed(&s->temporary_allocs, uint64_t{1});
+    fetch_add_relaxed(&s->temporary_bytes, tls_counting.last_request);
+  }
   if (usable_bytes > 0) fetch_add_relaxed(&g_region->heap_published, -usable_bytes);
 }
 
@@ -107,14 +118,19 @@ void count_copy_shared(Slot* s, uint64_t bytes) {
 }
 
 void count_realloc_shared(Slot* s, uint64_t requested, int64_t old_usable, int64_t new_usable,
-                          uint64_t moved) {
+                          uint64_t moved, int64_t no_new_block) {
   raise_to(&s->largest_request, int64_t(requested));
   fetch_add_relaxed(&s->malloc_calls, uint64_t{1});
+  fetch_add_relaxed(&s->block_adjust, no_new_block);
   fetch_add_relaxed(&s->malloc_bytes, requested);
   int64_t live = fetch_add_relaxed(&g_region->heap_published, new_usable - old_usable) +
                  (new_usable - old_usable);
   raise_to(&s->heap_peak, live);
   if (moved) fetch_add_relaxed(&s->realloc_copied_bytes, moved);
+}
+
+void raise_largest_request(Slot* s, int64_t requested) {
+  raise_owned(&s->largest_request, requested);
 }
 
 void publish_heap(Slot* s) {
@@ -123,7 +139,7 @@ void publish_heap(Slot* s) {
                     kHeapPublishBytes;
   if (pending != 0) {
     fetch_add_relaxed(&g_region->heap_published, pending);
-    add_owned(&s->heap_net_published, pending);
+    add_owned(&tls_own_heap.net_published, pending);
   }
 }
 
@@ -148,11 +164,12 @@ void heap_sync(Slot* s) {
     uint32_t epoch = __atomic_load_n(&g_region->peak_epoch, __ATOMIC_ACQUIRE);
     if (load_relaxed(&s->peak_epoch) != epoch) start_peak_epoch(s, epoch, live);
     if (live > load_relaxed(&s->heap_peak)) raise_owned(&s->heap_peak, live);
-    int64_t own = load_relaxed(&s->heap_net_published) + pending;
-    if (own > load_relaxed(&s->heap_own_peak)) raise_owned(&s->heap_own_peak, own);
+    int64_t own = load_relaxed(&tls_own_heap.net_published) + pending;
+    if (own > load_relaxed(&tls_own_heap.own_peak)) raise_owned(&tls_own_heap.own_peak, own);
     int64_t room = load_relaxed(&s->heap_peak) - live;
     if (kHeapPublishBytes - pending < room) room = kHeapPublishBytes - pending;
-    if (load_relaxed(&s->heap_own_peak) - own < room) room = load_relaxed(&s->heap_own_peak) - own;
+    if (load_relaxed(&tls_own_heap.own_peak) - own < room)
+      room = load_relaxed(&tls_own_heap.own_peak) - own;
     // Only if no signal handler counted meanwhile; otherwise look again.
     if (replace_owned(&s->heap_grow_room, room_seen, room)) return;
   }
@@ -175,11 +192,11 @@ void set_heap_detour(bool on) {
 Slot* claim_slot() {
   Region* r = ensure_region();
   // Create the key before claiming so pthread_setspecific's own allocation (if
-  // any) finds tls_slot already set.
+  // any) finds tls_counting.slot already set.
   if (!__atomic_load_n(&g_release_key_ready, __ATOMIC_ACQUIRE)) {
     static int creating = 0;
     if (__atomic_exchange_n(&creating, 1, __ATOMIC_ACQ_REL) == 0) {
-      tls_slot = &r->slots[kSharedSlot];
+      tls_counting.slot = &r->slots[kSharedSlot];
       if (pthread_key_create(&g_release_key, release_slot) == 0)
         __atomic_store_n(&g_release_key_ready, true, __ATOMIC_RELEASE);
     }
@@ -204,24 +221,31 @@ Slot* claim_slot() {
 
 void reset_region_after_fork() {
   Region* parent = g_region;
+  Totals inherited = parent ? sum_slots(parent) : Totals{};
   ImagePlace place;
   Region* fresh = map_image_region(&place);
   adopt_image_region(place);  // also when it failed: nothing may go to the parent's file
   if (!fresh) fresh = private_region();
   g_region = fresh;
+  fresh->heap_inherited_bytes = inherited.heap_live_bytes;
+  fresh->heap_inherited_blocks = inherited.heap_live_blocks;
+  // The thread's own figures restart with its fresh slot, as they did in the
+  // slot; the parent's last block is the child's too.
+  tls_own_heap = ThreadHeap{};
   // The forking thread is the only thread of the child: it takes slot 1 again.
   fresh->slots[1].owned = 1;
   fresh->slot_limit = 2;
   start_owned_slot(&fresh->slots[1]);
   set_tls_slot(&fresh->slots[1]);
   tls_libc_detour = 0;  // the fork is over: libc's copies count in the child's own slot
-  if (g_release_key_ready) pthread_setspecific(g_release_key, tls_slot);
+  if (g_release_key_ready) pthread_setspecific(g_release_key, tls_counting.slot);
   if (parent && parent != &g_private_region) unmap_image_region(parent);
 }
 
 void detach_thread_from_region() {
   g_region = private_region();
   g_private_region.slots[1].owned = 1;
+  tls_own_heap = ThreadHeap{};
   start_owned_slot(&g_private_region.slots[1]);
   set_tls_slot(&g_private_region.slots[1]);
 }
@@ -241,11 +265,19 @@ Totals sum_slots(const Region* region) {
     t.realloc_copied_bytes += load_relaxed(&s.realloc_copied_bytes);
     t.libc_copied_calls += load_relaxed(&s.libc_copied_calls);
     t.libc_copied_bytes += load_relaxed(&s.libc_copied_bytes);
+    t.heap_live_blocks += int64_t(load_relaxed(&s.malloc_calls) - load_relaxed(&s.free_calls)) -
+                          load_relaxed(&s.block_adjust);
+    t.temporary_allocs += load_relaxed(&s.temporary_allocs);
+    t.temporary_bytes += load_relaxed(&s.temporary_bytes);
+    if (!s.shared) t.heap_live_bytes += load_relaxed(&s.heap_shrink_room) - kHeapPublishBytes;
     int64_t p = load_relaxed(&s.heap_peak);
     if (p > peak) peak = p;
   }
   int64_t before_reset = load_relaxed(&region->heap_peak_before_reset);
   t.heap_peak_bytes = before_reset > peak ? before_reset : peak;
+  t.heap_live_bytes +=
+      load_relaxed(&region->heap_published) + load_relaxed(&region->heap_inherited_bytes);
+  t.heap_live_blocks += load_relaxed(&region->heap_inherited_blocks);
   t.copied_calls += t.libc_copied_calls;
   t.copied_bytes += t.libc_copied_bytes;
   return t;

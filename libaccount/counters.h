@@ -16,20 +16,48 @@ namespace account {
 /// Every thread starts on g_unclaimed_slot (all detour bits set, never written):
 /// the fast paths need no NULL test, and the slow path claims a real slot.
 extern Slot g_unclaimed_slot;
-extern __thread Slot* tls_slot __attribute__((tls_model("initial-exec")));
+
+/// What the hot path keeps per thread, in one TLS block so that a call finds
+/// its address once: the slot, and the thread's last allocation (freed before
+/// the thread's next allocation, it is a temporary).
+struct ThreadCounting {
+  Slot* slot;
+  void* last_block;
+  uint64_t last_request;
+};
+extern __thread ThreadCounting tls_counting __attribute__((tls_model("initial-exec")));
+
+/// The in-test API's per-thread figures (api_entry.cc), off the hot path: the
+/// net usable bytes the thread's slot published while it held it
+/// (publish_heap), so its own net heap is this plus pending, and that net's
+/// highest value (heap_sync).
+struct ThreadHeap {
+  int64_t net_published;
+  int64_t own_peak;
+};
+extern __thread ThreadHeap tls_own_heap __attribute__((tls_model("initial-exec")));
 extern Region* g_region;
 
 /// What libc's own copies (libc_copies.h) must do on this thread besides being
 /// counted in its owned slot: while any bit is set they take the slow path.
 constexpr uint32_t kLibcDetourUnowned = 1;    // no owned slot: unclaimed, or the shared slot
 constexpr uint32_t kLibcDetourAllocator = 2;  // inside realloc: its move is realloc_copied_bytes
-constexpr uint32_t kLibcDetourFork = 4;  // fork under way: the child's tls_slot is the parent's
+constexpr uint32_t kLibcDetourFork = 4;       // fork under way: the child's slot is the parent's
 extern __thread uint32_t tls_libc_detour __attribute__((tls_model("initial-exec")));
 
 Slot* claim_slot();  // slow path: first call on a thread
 
+/// The fast paths' test of Slot::detour: a plain read, which the compiler
+/// folds into one compare with memory (an atomic load takes two
+/// instructions). Another thread may set the bits (set_heap_detour); a call
+/// that reads them a moment late is counted on the fast path, as it would
+/// have been had it started a moment earlier.
+inline uint32_t detour_bits(const Slot* s) {
+  return s->detour;
+}
+
 inline Slot* current_slot() {
-  Slot* s = tls_slot;
+  Slot* s = tls_counting.slot;
   if (ACCOUNT_UNLIKELY(s == &g_unclaimed_slot)) s = claim_slot();
   return s;
 }
@@ -51,17 +79,19 @@ void start_peak_epoch(Slot* s, uint32_t epoch, int64_t live);
 
 /// Raises a slot's largest single request. Owned slot only: one compare that
 /// is nearly always false (a new largest block is rare).
+__attribute__((noinline, cold)) void raise_largest_request(Slot* s, int64_t requested);
 inline void note_request(Slot* s, uint64_t requested) {
-  if (ACCOUNT_UNLIKELY(int64_t(requested) > load_relaxed(&s->largest_request)))
-    raise_owned(&s->largest_request, int64_t(requested));
+  // A plain read: only this thread writes it.
+  if (ACCOUNT_UNLIKELY(int64_t(requested) > s->largest_request))
+    raise_largest_request(s, int64_t(requested));
 }
 
 /// The shared slot's counterparts of the functions below (atomic RMW), out of line.
-void count_alloc_shared(Slot* s, uint64_t requested, int64_t usable_bytes);
-void count_free_shared(Slot* s, int64_t usable_bytes);
+void count_alloc_shared(Slot* s, uint64_t requested, void* block, int64_t usable_bytes);
+void count_free_shared(Slot* s, void* ptr, int64_t usable_bytes);
 void count_copy_shared(Slot* s, uint64_t bytes);
 void count_realloc_shared(Slot* s, uint64_t requested, int64_t old_usable, int64_t new_usable,
-                          uint64_t moved);
+                          uint64_t moved, int64_t no_new_block);
 
 /// Owned slot only. A block's growth moves pending first and the room after; a
 /// shrink, the room first and pending after. A signal handler that counts in
@@ -91,24 +121,60 @@ inline void count_copy(uint64_t bytes) {
   add_owned(&s->copied_bytes, bytes);
 }
 
-/// One malloc-family call asking for `requested` bytes; `usable_bytes` is the
-/// usable size of the block it returned (0 if it failed).
-inline void count_malloc_call(uint64_t requested, int64_t usable_bytes) {
+/// The thread's newest block: a free of it before the next allocation is a
+/// temporary. Every allocating call sets it (NULL when it failed).
+inline void note_last_block(void* block, uint64_t requested) {
+  tls_counting.last_block = block;
+  tls_counting.last_request = requested;
+}
+
+/// Owned slot only: `ptr` (never NULL) is being freed.
+inline void note_temporary(Slot* s, void* ptr) {
+  // No branch hint: in a loop of temporaries every free takes it, and laid
+  // out in line it costs them a jump less.
+  if (ptr == tls_counting.last_block) {
+    add_owned(&s->temporary_allocs, uint64_t{1});
+    add_owned(&s->temporary_bytes, tls_counting.last_request);
+  }
+}
+
+/// One malloc-family call asking for `requested` bytes that returned `block`
+/// of `usable_bytes` (NULL and 0 if it failed).
+inline void count_malloc_call(uint64_t requested, void* block, int64_t usable_bytes) {
+  note_last_block(block, requested);
   Slot* s = current_slot();
-  if (ACCOUNT_UNLIKELY(s->shared)) return count_alloc_shared(s, requested, usable_bytes);
+  if (ACCOUNT_UNLIKELY(s->shared)) return count_alloc_shared(s, requested, block, usable_bytes);
   add_owned(&s->malloc_calls, uint64_t{1});
   add_owned(&s->malloc_bytes, requested);
   note_request(s, requested);
-  if (ACCOUNT_LIKELY(usable_bytes > 0)) heap_grow(s, usable_bytes);
+  if (ACCOUNT_LIKELY(block != nullptr))
+    heap_grow(s, usable_bytes);
+  else
+    add_owned(&s->block_adjust, int64_t{1});
+}
+
+/// realloc(ptr, requested) returned `block`: 1 when it made no new block (ptr
+/// was one, or it failed), 2 when it freed ptr and made none (a size of 0).
+inline int64_t realloc_no_new_block(void* ptr, void* block, uint64_t requested) {
+  if (block) return ptr ? 1 : 0;
+  return ptr && requested == 0 ? 2 : 1;
+}
+
+/// realloc(ptr, requested) returned `block`: ptr is freed (a temporary if it
+/// was the thread's last allocation) when it moved or was freed outright.
+inline void note_realloc_block(Slot* s, void* ptr, void* block, uint64_t requested) {
+  if (ptr && ptr != block && (block || requested == 0)) note_temporary(s, ptr);
+  note_last_block(block, requested);
 }
 
 /// realloc: one call asking for `requested`; the block's usable size went from
 /// `old_usable` to `new_usable`, and `moved` bytes were copied to a new place.
 /// Owned slot only: realloc's counting (count_realloc_call's, and realloc's fast path's).
 inline void count_realloc_owned(Slot* s, uint64_t requested, int64_t old_usable, int64_t new_usable,
-                                uint64_t moved) {
+                                uint64_t moved, int64_t no_new_block) {
   add_owned(&s->malloc_calls, uint64_t{1});
   add_owned(&s->malloc_bytes, requested);
+  add_owned(&s->block_adjust, no_new_block);
   note_request(s, requested);
   if (new_usable > old_usable)
     heap_grow(s, new_usable - old_usable);
@@ -117,19 +183,26 @@ inline void count_realloc_owned(Slot* s, uint64_t requested, int64_t old_usable,
   if (moved) add_owned(&s->realloc_copied_bytes, moved);
 }
 
-inline void count_realloc_call(uint64_t requested, int64_t old_usable, int64_t new_usable,
-                               uint64_t moved) {
+inline void count_realloc_call(void* ptr, void* block, uint64_t requested, int64_t old_usable,
+                               int64_t new_usable, uint64_t moved) {
   Slot* s = current_slot();
-  if (ACCOUNT_UNLIKELY(s->shared))
-    return count_realloc_shared(s, requested, old_usable, new_usable, moved);
-  count_realloc_owned(s, requested, old_usable, new_usable, moved);
+  int64_t no_new_block = realloc_no_new_block(ptr, block, requested);
+  if (ACCOUNT_UNLIKELY(s->shared)) {
+    note_last_block(block, requested);
+    return count_realloc_shared(s, requested, old_usable, new_usable, moved, no_new_block);
+  }
+  note_realloc_block(s, ptr, block, requested);
+  count_realloc_owned(s, requested, old_usable, new_usable, moved, no_new_block);
 }
 
-inline void count_free_call(int64_t usable_bytes) {
+/// free(ptr) of a block of `usable_bytes`; ptr may be NULL.
+inline void count_free_call(void* ptr, int64_t usable_bytes) {
   Slot* s = current_slot();
-  if (ACCOUNT_UNLIKELY(s->shared)) return count_free_shared(s, usable_bytes);
+  if (ACCOUNT_UNLIKELY(s->shared)) return count_free_shared(s, ptr, usable_bytes);
   add_owned(&s->free_calls, uint64_t{1});
-  if (usable_bytes > 0) heap_shrink(s, usable_bytes);
+  if (ptr == nullptr) return add_owned(&s->block_adjust, int64_t{-1});
+  note_temporary(s, ptr);
+  heap_shrink(s, usable_bytes);
 }
 
 /// Called in a fork child: a fresh region (the parent's is unmapped), the calling

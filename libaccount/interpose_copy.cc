@@ -19,8 +19,8 @@ extern "C" void __chk_fail(void) __attribute__((noreturn));
 namespace {
 
 inline bool count_copy_fast(uint64_t bytes) {
-  Slot* s = tls_slot;
-  if (ACCOUNT_UNLIKELY((load_relaxed(&s->detour) & kDetourAll) != 0)) return false;
+  Slot* s = tls_counting.slot;
+  if (ACCOUNT_UNLIKELY((detour_bits(s) & kDetourAll) != 0)) return false;
   add_owned(&s->copied_calls, uint64_t{1});
   add_owned(&s->copied_bytes, bytes);
   return true;

@@ -35,7 +35,7 @@ inline int64_t usable(void* p) {
 }
 
 inline void count_alloc(uint64_t requested, void* result) {
-  count_malloc_call(requested, usable(result));
+  count_malloc_call(requested, result, usable(result));
   maybe_capture(requested);
 }
 
@@ -88,13 +88,42 @@ __attribute__((noinline, cold)) void* calloc_rare(size_t n, size_t size) {
 
 __attribute__((noinline, cold)) void free_rare(void* ptr) {
   if (is_bootstrap_block(ptr)) return;  // never reused
-  count_free_call(usable(ptr));
+  count_free_call(ptr, usable(ptr));
   g_next.free(ptr);
+}
+
+// A failed call of malloc's or calloc's fast path: a call that made no block.
+__attribute__((noinline, cold)) void* failed_allocation(Slot* s) {
+  add_owned(&s->block_adjust, int64_t{1});
+  return nullptr;
 }
 
 __attribute__((noinline, cold)) void free_after_sync(Slot* s, void* ptr) {
   heap_sync(s);
   __libc_free(ptr);
+}
+
+// free's fast path for a chunk glibc mmapped: its usable size has the larger header.
+__attribute__((noinline, cold)) void free_mmapped(Slot* s, void* ptr) {
+  heap_shrink(s, usable_size_from_header(ptr));
+  __libc_free(ptr);
+}
+
+__attribute__((noinline, cold)) void* allocated_after_sync(Slot* s, void* p) {
+  heap_sync(s);
+  return p;
+}
+
+// The end of malloc's and calloc's fast paths: `p` came from glibc, the slot
+// is owned. A tail call, so the fast path needs no stack frame for `p`.
+inline void* grow_by_block(Slot* s, void* p) {
+  uint64_t size_word = chunk_size_word(p);
+  int64_t usable = ACCOUNT_UNLIKELY(chunk_mmapped(size_word)) ? usable_size_from_header(p)
+                                                              : heap_chunk_usable(size_word);
+  add_owned(&s->heap_shrink_room, usable);
+  if (ACCOUNT_UNLIKELY(sub_owned_goes_negative(&s->heap_grow_room, usable)))
+    return allocated_after_sync(s, p);
+  return p;
 }
 
 // realloc of a bootstrap block: a new block and a copy; the old one stays.
@@ -131,9 +160,43 @@ __attribute__((noinline, cold)) void* realloc_rare(void* ptr, size_t size) {
     p = g_next.realloc(ptr, size);
   }
   int64_t new_usable = p ? usable(p) : realloc_failed_usable(size, old_usable);
-  count_realloc_call(size, old_usable, new_usable, realloc_moved(ptr, p, size, old_usable));
+  count_realloc_call(ptr, p, size, old_usable, new_usable, realloc_moved(ptr, p, size, old_usable));
   maybe_capture(size);
   return p;
+}
+
+// malloc's call, after its counting: the request is the thread's newest, the
+// slot is read again after the call (cheaper than keeping it across).
+inline void* malloc_counted(size_t size) {
+  tls_counting.last_request = size;
+  void* p = __libc_malloc(size);
+  tls_counting.last_block = p;
+  Slot* s = tls_counting.slot;
+  if (ACCOUNT_UNLIKELY(p == nullptr)) return failed_allocation(s);
+  return grow_by_block(s, p);
+}
+
+// A new largest request: out of line, so the fast path keeps `size` in its
+// argument register.
+__attribute__((noinline, cold)) void* malloc_new_largest(Slot* s, size_t size) {
+  raise_largest_request(s, int64_t(size));
+  return malloc_counted(size);
+}
+
+// As malloc_counted, for calloc.
+inline void* calloc_counted(size_t n, size_t size, size_t bytes) {
+  tls_counting.last_request = bytes;
+  void* p = __libc_calloc(n, size);
+  tls_counting.last_block = p;
+  Slot* s = tls_counting.slot;
+  if (ACCOUNT_UNLIKELY(p == nullptr)) return failed_allocation(s);
+  return grow_by_block(s, p);
+}
+
+__attribute__((noinline, cold)) void* calloc_new_largest(Slot* s, size_t n, size_t size,
+                                                         size_t bytes) {
+  raise_largest_request(s, int64_t(bytes));
+  return calloc_counted(n, size, bytes);
 }
 
 }  // namespace
@@ -144,43 +207,43 @@ using namespace account;
 extern "C" {
 
 __attribute__((visibility("default"))) void* malloc(size_t size) {
-  Slot* s = tls_slot;
-  if (ACCOUNT_UNLIKELY(load_relaxed(&s->detour) != 0)) return malloc_rare(size);
+  Slot* s = tls_counting.slot;
+  if (ACCOUNT_UNLIKELY(detour_bits(s) != 0)) return malloc_rare(size);
   // Counted before the call so that nothing but the slot lives across it; a
   // failed call counts too.
   add_owned(&s->malloc_calls, uint64_t{1});
   add_owned(&s->malloc_bytes, uint64_t{size});
-  note_request(s, size);
-  void* p = __libc_malloc(size);
-  if (ACCOUNT_LIKELY(p != nullptr)) heap_grow(s, usable_size_from_header(p));
-  return p;
+  if (ACCOUNT_UNLIKELY(int64_t(size) > s->largest_request)) return malloc_new_largest(s, size);
+  return malloc_counted(size);
 }
 
 __attribute__((visibility("default"))) void free(void* ptr) {
-  Slot* s = tls_slot;
-  if (ACCOUNT_UNLIKELY(load_relaxed(&s->detour) != 0 || ptr == nullptr)) return free_rare(ptr);
+  Slot* s = tls_counting.slot;
+  if (ACCOUNT_UNLIKELY(detour_bits(s) != 0 || ptr == nullptr)) return free_rare(ptr);
   add_owned(&s->free_calls, uint64_t{1});
-  if (ACCOUNT_UNLIKELY(heap_shrink_leaves_sync_due(s, usable_size_from_header(ptr))))
+  note_temporary(s, ptr);
+  uint64_t size_word = chunk_size_word(ptr);
+  if (ACCOUNT_UNLIKELY(chunk_mmapped(size_word))) return free_mmapped(s, ptr);
+  if (ACCOUNT_UNLIKELY(heap_shrink_leaves_sync_due(s, heap_chunk_usable(size_word))))
     return free_after_sync(s, ptr);
   __libc_free(ptr);
 }
 
 // As malloc's fast path, with glibc's calloc.
 __attribute__((visibility("default"))) void* calloc(size_t n, size_t size) {
-  Slot* s = tls_slot;
-  if (ACCOUNT_UNLIKELY(load_relaxed(&s->detour) != 0)) return calloc_rare(n, size);
+  Slot* s = tls_counting.slot;
+  if (ACCOUNT_UNLIKELY(detour_bits(s) != 0)) return calloc_rare(n, size);
   size_t bytes = calloc_request(n, size);
   add_owned(&s->malloc_calls, uint64_t{1});
   add_owned(&s->malloc_bytes, uint64_t{bytes});
-  note_request(s, bytes);
-  void* p = __libc_calloc(n, size);
-  if (ACCOUNT_LIKELY(p != nullptr)) heap_grow(s, usable_size_from_header(p));
-  return p;
+  if (ACCOUNT_UNLIKELY(int64_t(bytes) > s->largest_request))
+    return calloc_new_largest(s, n, size, bytes);
+  return calloc_counted(n, size, bytes);
 }
 
 __attribute__((visibility("default"))) void* realloc(void* ptr, size_t size) {
-  Slot* s = tls_slot;
-  if (ACCOUNT_UNLIKELY(load_relaxed(&s->detour) != 0 || ptr == nullptr || is_bootstrap_block(ptr)))
+  Slot* s = tls_counting.slot;
+  if (ACCOUNT_UNLIKELY(detour_bits(s) != 0 || ptr == nullptr || is_bootstrap_block(ptr)))
     return realloc_rare(ptr, size);
   // As malloc's fast path: glibc's realloc, usable sizes from the chunk headers.
   int64_t old_usable = usable_size_from_header(ptr);
@@ -190,14 +253,16 @@ __attribute__((visibility("default"))) void* realloc(void* ptr, size_t size) {
     p = __libc_realloc(ptr, size);
   }
   int64_t new_usable = p ? usable_size_from_header(p) : realloc_failed_usable(size, old_usable);
-  count_realloc_owned(s, size, old_usable, new_usable, realloc_moved(ptr, p, size, old_usable));
+  note_realloc_block(s, ptr, p, size);
+  count_realloc_owned(s, size, old_usable, new_usable, realloc_moved(ptr, p, size, old_usable),
+                      realloc_no_new_block(ptr, p, size));
   return p;
 }
 
 __attribute__((visibility("default"))) void* reallocarray(void* ptr, size_t n, size_t size) {
   size_t bytes;
   if (__builtin_mul_overflow(n, size, &bytes)) {
-    count_malloc_call(0, 0);  // it fails: nothing requested
+    count_malloc_call(0, nullptr, 0);  // it fails: nothing requested
     errno = ENOMEM;
     return nullptr;
   }

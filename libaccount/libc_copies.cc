@@ -52,7 +52,7 @@ template <int I>
 void* standin(void* dst, const void* src, size_t n) {
   CopyFn fn = g_target[I];
   if (ACCOUNT_UNLIKELY(tls_libc_detour != 0)) return standin_rare(fn, dst, src, n);
-  Slot* s = tls_slot;
+  Slot* s = tls_counting.slot;
   add_owned(&s->libc_copied_calls, uint64_t{1});
   add_owned(&s->libc_copied_bytes, uint64_t{n});
   return fn(dst, src, n);

@@ -30,7 +30,7 @@ LibcCopies libc_copies_state();
 
 /// pthread_atfork handlers: from prepare to the child's new Region (or the
 /// parent's return), libc's copies on the forking thread are not counted: the
-/// child's tls_slot still points into the parent's shared Region.
+/// child's tls_counting.slot still points into the parent's shared Region.
 void libc_copies_before_fork();
 void libc_copies_after_fork_in_parent();
 

@@ -38,6 +38,13 @@ inline constexpr char kLibcCopiedBytes[] = "libc_copied_bytes";  // part of copi
 inline constexpr char kLibcCopiedCalls[] = "libc_copied_calls";  // part of copied_calls
 inline constexpr char kLibcCopiesCounted[] = "libc_copies_counted";
 inline constexpr char kHeapPeak[] = "heap_peak_bytes";
+/// The heap at the image's end (absent after exec): usable bytes, as the peak
+/// counts them, and blocks; a fork child's include what it inherited.
+inline constexpr char kHeapAtExitBytes[] = "heap_at_exit_bytes";
+inline constexpr char kHeapAtExitBlocks[] = "heap_at_exit_blocks";
+/// Blocks freed by their thread before its next allocation, and their requests.
+inline constexpr char kTemporaryAllocs[] = "temporary_allocs";
+inline constexpr char kTemporaryBytes[] = "temporary_bytes";
 inline constexpr char kMallocInterposed[] = "malloc_interposed";
 inline constexpr char kCounted[] = "counted";
 inline constexpr char kVmPeak[] = "vm_peak_bytes";

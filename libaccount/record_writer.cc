@@ -197,6 +197,16 @@ void compose_record(TextBuffer& out, const RecordSource& src, const FinalFigures
     out.key(keys::kLibcCopiesCounted), out.put("false");
   }
   out.field(kHeapPeak, uint64_t(t.heap_peak_bytes > 0 ? t.heap_peak_bytes : 0));
+  if (src.counted) {
+    // exec discards the heap: an image that exec'd has none at its end.
+    if (ending.kind != EndKind::kExec) {
+      // Other threads' pending changes are read unsynchronised: never below 0.
+      out.field(kHeapAtExitBytes, uint64_t(t.heap_live_bytes > 0 ? t.heap_live_bytes : 0));
+      out.field(kHeapAtExitBlocks, uint64_t(t.heap_live_blocks > 0 ? t.heap_live_blocks : 0));
+    }
+    out.field(kTemporaryAllocs, t.temporary_allocs);
+    out.field(kTemporaryBytes, t.temporary_bytes);
+  }
   if (!src.malloc_interposed) out.key(kMallocInterposed), out.put("false");
   if (!src.counted) out.key(kCounted), out.put("false");
   const SampledPeaks& sampled = region->sampled;
@@ -212,9 +222,11 @@ void compose_record(TextBuffer& out, const RecordSource& src, const FinalFigures
   out.field(kSampledRssAnonPeak, sampled_anon);
   out.field(kSamples, load_relaxed(&sampled.samples));
   const KernelCounters& k = f.counters;
-  if (k.have_faults) out.field(kMinorFaults, k.minor_faults), out.field(kMajorFaults, k.major_faults);
+  if (k.have_faults)
+    out.field(kMinorFaults, k.minor_faults), out.field(kMajorFaults, k.major_faults);
   if (k.have_ctxsw)
-    out.field(kVoluntaryCtxsw, k.voluntary_ctxsw), out.field(kInvoluntaryCtxsw, k.involuntary_ctxsw);
+    out.field(kVoluntaryCtxsw, k.voluntary_ctxsw),
+        out.field(kInvoluntaryCtxsw, k.involuntary_ctxsw);
   if (k.have_storage) out.field(kReadBytes, k.read_bytes), out.field(kWriteBytes, k.write_bytes);
   if (k.have_call_bytes) out.field(kRchar, k.rchar), out.field(kWchar, k.wchar);
   if (src.counted) out.field_fixed(kSamplerCpu, load_relaxed(&region->sampler_cpu_ns) / 1000, 6);

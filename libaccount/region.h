@@ -50,16 +50,20 @@ struct alignas(128) Slot {
   /// Highest live-heap figure this slot's threads observed since the slot last
   /// met Region::peak_epoch (account_peak_reset(ACCOUNT_PROCESS) starts a new one).
   int64_t heap_peak;
-  /// The in-test API's per-thread figures (api_entry.cc), kept off the hot path:
-  /// the net usable bytes this slot ever published (publish_heap), so a thread's
-  /// own net heap is this plus pending, and that net's highest value (heap_sync).
-  int64_t heap_net_published;
-  int64_t heap_own_peak;
   /// The largest single request since the owning thread started or reset it.
   int64_t largest_request;
-  uint32_t owned;       // 1 while a thread owns the slot
-  uint32_t shared;      // 1 for the overflow slot: updates must be atomic RMW
-  uint32_t detour;      // kDetour* bits
+  /// Calls in malloc_calls that left no new block (a failed call, a realloc
+  /// of a block; realloc(p, 0) freeing counts 2) less the free_calls that
+  /// freed none (free(NULL)): live blocks are malloc_calls - free_calls - this.
+  /// Written on rare paths only, and by realloc.
+  int64_t block_adjust;
+  /// Blocks freed by their thread before its next allocation (heaptrack's
+  /// temporaries), and the bytes they asked for.
+  uint64_t temporary_allocs;
+  uint64_t temporary_bytes;
+  uint8_t owned;        // 1 while a thread owns the slot
+  uint8_t shared;       // 1 for the overflow slot: updates must be atomic RMW
+  uint16_t detour;      // kDetour* bits
   uint32_t peak_epoch;  // the Region::peak_epoch heap_peak belongs to
 };
 static_assert(sizeof(Slot) == 128, "a slot is two cache lines: a third is a cost on every thread");
@@ -113,6 +117,10 @@ struct Region {
   uint32_t peak_epoch;
   int64_t heap_peak_before_reset;
   int64_t heap_live_at_reset;
+  /// A fork child's: the live heap and blocks of its parent at the fork, which
+  /// the child holds too (its own counting starts at zero).
+  int64_t heap_inherited_bytes;
+  int64_t heap_inherited_blocks;
   alignas(8) char inline_info[kInlineInfoBytes];  // info_offset says if in use
   Slot slots[kSlotCount];
 };
@@ -128,6 +136,12 @@ struct Totals {
   uint64_t libc_copied_calls = 0;  // included in copied_calls
   uint64_t libc_copied_bytes = 0;  // included in copied_bytes
   int64_t heap_peak_bytes = 0;
+  /// Live now: usable bytes (as the heap peak counts them) and blocks,
+  /// inherited ones included (Region::heap_inherited_*).
+  int64_t heap_live_bytes = 0;
+  int64_t heap_live_blocks = 0;
+  uint64_t temporary_allocs = 0;
+  uint64_t temporary_bytes = 0;
 };
 
 /// Marks a zeroed Region ready: slot 0 is the shared overflow slot.

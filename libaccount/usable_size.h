@@ -23,6 +23,19 @@ inline int64_t usable_size_from_header(void* p) {
   return static_cast<int64_t>((size_word & ~uint64_t{7}) - 8 - ((size_word & 2) << 2));
 }
 
+/// The fast paths' split of usable_size_from_header: a chunk's size word, and
+/// its usable size when glibc did not mmap it (mmapped chunks, 128 KiB and
+/// more, take a cold path that calls usable_size_from_header).
+inline uint64_t chunk_size_word(void* p) {
+  return static_cast<uint64_t*>(p)[-1];
+}
+inline bool chunk_mmapped(uint64_t size_word) {
+  return (size_word & 2) != 0;
+}
+inline int64_t heap_chunk_usable(uint64_t size_word) {
+  return static_cast<int64_t>((size_word & ~uint64_t{7}) - 8);
+}
+
 /// `p` is a live block, never NULL.
 inline int64_t usable_size(void* p) {
   if (ACCOUNT_LIKELY(g_usable_from_header)) return usable_size_from_header(p);

@@ -38,6 +38,9 @@ struct RunFigures {
   uint64_t read_bytes = 0, write_bytes = 0, rchar_bytes = 0, wchar_bytes = 0;
   /// account run's cgroup of the command (Known::kWhenPresent): the kernel's peaks.
   uint64_t cgroup_memory_peak_bytes = 0, pids_peak = 0;
+  /// The shim's heap at each process's end and temporaries (Known::kWhenPresent), summed.
+  uint64_t heap_at_exit_bytes = 0, heap_at_exit_blocks = 0;
+  uint64_t temporary_allocs = 0, temporary_bytes = 0;
   uint32_t recorded = 0;
   /// Distinct processes: an exec chain's images are one; with a tree record,
   /// at least the tree's count (which knows processes no record shows).

@@ -37,8 +37,12 @@ enum class Metric {
   kWchar,
   kCgroupMemoryPeak,
   kPidsPeak,
+  kHeapAtExit,
+  kHeapAtExitBlocks,
+  kTemporaryAllocs,
+  kTemporaryBytes,
 };
-inline constexpr size_t kFigureCount = 18;
+inline constexpr size_t kFigureCount = 22;
 
 /// How a run's figure comes from its processes' records.
 enum class Summed {
@@ -128,6 +132,9 @@ struct Figure {
   std::optional<double> (*tree_whole)(const TreeRecord&) = nullptr;
   /// Summed::kTree: the tree record's figure, nullopt when it lacks the key.
   std::optional<uint64_t> (*tree_counter)(const TreeRecord&) = nullptr;
+  /// Counted only by the shim: partly counted, as Known::kWithShim figures
+  /// are, when some process of the run ran without it.
+  bool shim_counter = false;
 };
 
 /// Every figure, in the registry's order (Metric's: figures()[size_t(m)] is m's).

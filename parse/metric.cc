@@ -43,7 +43,7 @@ bool metric_counted(const RunFigures& r, Metric m) {
 
 bool metric_partly_counted(const RunFigures& r, Metric m) {
   return metric_counted(r, m) && r.processes_without_shim > 0 &&
-         figure(m).known == Known::kWithShim;
+         (figure(m).known == Known::kWithShim || figure(m).shim_counter);
 }
 
 std::string without_shim_note(uint64_t without_shim, uint64_t all) {

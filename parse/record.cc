@@ -261,6 +261,10 @@ std::optional<Record> record_from_value(const json::value& value, std::string* r
   f.optional_u64(keys::kWriteBytes, p.write_bytes);
   f.optional_u64(keys::kRchar, p.rchar);
   f.optional_u64(keys::kWchar, p.wchar);
+  f.optional_u64(keys::kHeapAtExitBytes, p.heap_at_exit_bytes);
+  f.optional_u64(keys::kHeapAtExitBlocks, p.heap_at_exit_blocks);
+  f.optional_u64(keys::kTemporaryAllocs, p.temporary_allocs);
+  f.optional_u64(keys::kTemporaryBytes, p.temporary_bytes);
   f.timeline(keys::kTimeline, p.timeline);
   // "running": account watch stopped before the process ended.
   if (f.ok() && p.end != "exit" && p.end != "exec" && p.end != "signal" && p.end != "killed" &&

@@ -65,6 +65,10 @@ struct ProcessRecord {
   std::optional<uint64_t> minor_faults, major_faults;
   std::optional<uint64_t> voluntary_ctxsw, involuntary_ctxsw;
   std::optional<uint64_t> read_bytes, write_bytes, rchar, wchar;
+  /// The shim's heap at the end (none after exec) and temporaries
+  /// (docs/leaks.md); nullopt when the record does not carry the key.
+  std::optional<uint64_t> heap_at_exit_bytes, heap_at_exit_blocks;
+  std::optional<uint64_t> temporary_allocs, temporary_bytes;
   std::optional<Timeline> timeline;
 };
 
@@ -105,7 +109,7 @@ struct TreeRecord {
   /// where the record has none.
   std::optional<uint64_t> cgroup_memory_peak_bytes;
   std::optional<uint64_t> pids_peak;
-  uint64_t run = 0;                  // 1-based repetition index within an `account run --repeat`
+  uint64_t run = 0;  // 1-based repetition index within an `account run --repeat`
   /// account watch --tree: when the watch began (0 otherwise), the tree's
   /// processes no record shows and their CPU, and how they were counted
   /// ("proc_connector": exact; "loadavg": an upper bound; "": not a watch).

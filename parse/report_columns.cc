@@ -209,7 +209,9 @@ const std::string& columns_help() {
       "more columns, a comma list of +NAME: +anon (peak anonymous resident), +heap (largest "
       "process heap peak), +faults (minor and major page faults), +ctxsw (voluntary and "
       "involuntary context switches), +io (MiB read and written: storage, read/write calls), "
-      "+cgroup (account run's cgroup peaks: memory and tasks), +exit (how the runs ended)";
+      "+cgroup (account run's cgroup peaks: memory and tasks), +leaked (the heap at each "
+      "process's end: MiB and blocks), +temporary (blocks freed before their thread's next "
+      "allocation: count and MiB), +exit (how the runs ended)";
   return help;
 }
 

@@ -49,9 +49,10 @@ TEST(RunBudget, AFailedCommandKeepsItsStatus) {
 TEST(RunBudget, BadBudgetsAreOneLineBeforeAnythingRuns) {
   ProgramResult cpu = account({"run", "--budget", "cpu=1K", "--", "true"});
   EXPECT_EQ(cpu.status, 1);
-  EXPECT_EQ(cpu.err,
-            "account: run: --budget cpu=1K: not FIGURE=SIZE with FIGURE one of size, resident, "
-            "anon, heap, copied, malloc, read, write, rchar, wchar, cgroup\n");
+  EXPECT_EQ(
+      cpu.err,
+      "account: run: --budget cpu=1K: not FIGURE=SIZE with FIGURE one of size, resident, "
+      "anon, heap, copied, malloc, read, write, rchar, wchar, cgroup, heap_at_exit, temporary\n");
   ProgramResult size = account({"run", "--budget", "malloc=lots", "--", "true"});
   EXPECT_EQ(size.status, 1);
   EXPECT_EQ(size.err,

@@ -81,17 +81,17 @@ expect "chrome-trace folded openmetrics pprof" account export -f ''
 expect "host process" account report --by ''
 # Metric names: --percentiles and --sort take the table's metrics.
 expect "copied cpu malloc resident size wall" account report --percentiles ''
-expect "anon cgroup copied cpu heap involuntary_ctxsw major_faults malloc minor_faults pids rchar read resident size voluntary_ctxsw wall wchar write" account report --sort ''
+expect "anon blocks_at_exit cgroup copied cpu heap heap_at_exit involuntary_ctxsw major_faults malloc minor_faults pids rchar read resident size temporary temporary_allocs voluntary_ctxsw wall wchar write" account report --sort ''
 expect "rchar read resident" account report --sort r
 expect "resident" account report --sort res
 # compare --fail-on METRIC=PCT,...: the metric names as keys, in a comma list,
 # with no space after the "=".
-expect "anon= cgroup= copied= cpu= heap= involuntary_ctxsw= major_faults= malloc= minor_faults= pids= rchar= read= resident= size= voluntary_ctxsw= wall= wchar= write=" account compare --fail-on ''
+expect "anon= blocks_at_exit= cgroup= copied= cpu= heap= heap_at_exit= involuntary_ctxsw= major_faults= malloc= minor_faults= pids= rchar= read= resident= size= temporary= temporary_allocs= voluntary_ctxsw= wall= wchar= write=" account compare --fail-on ''
 expect "cpu=5%,resident=" account compare --fail-on cpu=5%,res
 # Comma lists complete their last item.
-expect "+anon +cgroup +ctxsw +exit +faults +heap +io" account report --columns ''
+expect "+anon +cgroup +ctxsw +exit +faults +heap +io +leaked +temporary" account report --columns ''
 expect "+anon,+heap" account report --columns +anon,+h
-expect "+anon +cgroup +ctxsw +exit +faults +heap +io" account compare --columns ''
+expect "+anon +cgroup +ctxsw +exit +faults +heap +io +leaked +temporary" account compare --columns ''
 # Files: for -o, and the record files report reads.
 files=$dir/files
 mkdir "$files"

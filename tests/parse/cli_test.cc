@@ -75,7 +75,8 @@ TEST(Cli, UsageErrors) {
   EXPECT_EQ(key.err,
             "account: report: --percentiles: unknown metric 'latency' (known: wall, cpu, size, "
             "resident, anon, heap, copied, malloc, minor_faults, major_faults, voluntary_ctxsw, "
-            "involuntary_ctxsw, read, write, rchar, wchar, cgroup, pids)\n");
+            "involuntary_ctxsw, read, write, rchar, wchar, cgroup, pids, heap_at_exit, "
+            "blocks_at_exit, temporary_allocs, temporary)\n");
   Shell one = account("compare a.jsonl");
   EXPECT_EQ(one.status, 1);
   EXPECT_EQ(one.err,
@@ -107,17 +108,17 @@ TEST(Cli, BadColumnsIsAUsageError) {
   EXPECT_EQ(unknown.out, "");
   EXPECT_EQ(unknown.err,
             "account: report: --columns '+anon,+rss': unknown column 'rss' (known: +anon, +heap, "
-            "+faults, +ctxsw, +io, +cgroup, +exit)\n");
+            "+faults, +ctxsw, +io, +cgroup, +leaked, +temporary, +exit)\n");
   Shell bare = account("report anon.jsonl --columns anon");
   EXPECT_EQ(bare.status, 1);
   EXPECT_EQ(bare.err,
             "account: report: --columns 'anon': 'anon' is not +NAME (known: +anon, +heap, +faults, "
-            "+ctxsw, +io, +cgroup, +exit)\n");
+            "+ctxsw, +io, +cgroup, +leaked, +temporary, +exit)\n");
   Shell compare = account("compare a.jsonl b.jsonl --columns +rss");
   EXPECT_EQ(compare.status, 1);
   EXPECT_EQ(compare.err,
             "account: compare: --columns '+rss': unknown column 'rss' (known: +anon, +heap, "
-            "+faults, +ctxsw, +io, +cgroup, +exit)\n");
+            "+faults, +ctxsw, +io, +cgroup, +leaked, +temporary, +exit)\n");
   Shell percentiles = account("report anon.jsonl --columns +anon --percentiles cpu");
   EXPECT_EQ(percentiles.status, 1);
   EXPECT_EQ(percentiles.err, "account: report: --columns and --percentiles do not combine\n");
@@ -154,7 +155,8 @@ TEST(Cli, CompareFailOnStatuses) {
   EXPECT_EQ(unknown.err,
             "account: compare: --fail-on 'rss=5%': unknown metric 'rss' (known: wall, cpu, size, "
             "resident, anon, heap, copied, malloc, minor_faults, major_faults, voluntary_ctxsw, "
-            "involuntary_ctxsw, read, write, rchar, wchar, cgroup, pids)\n");
+            "involuntary_ctxsw, read, write, rchar, wchar, cgroup, pids, heap_at_exit, "
+            "blocks_at_exit, temporary_allocs, temporary)\n");
 }
 
 TEST(Cli, PercentilesWithAnUnknownMetricNamesTheKnownOnes) {
@@ -164,7 +166,8 @@ TEST(Cli, PercentilesWithAnUnknownMetricNamesTheKnownOnes) {
   EXPECT_EQ(rss.err,
             "account: report: --percentiles: unknown metric 'rss' (known: wall, cpu, size, "
             "resident, anon, heap, copied, malloc, minor_faults, major_faults, voluntary_ctxsw, "
-            "involuntary_ctxsw, read, write, rchar, wchar, cgroup, pids)\n");
+            "involuntary_ctxsw, read, write, rchar, wchar, cgroup, pids, heap_at_exit, "
+            "blocks_at_exit, temporary_allocs, temporary)\n");
   // A word that names a file, or that could not be a metric, is still a file.
   EXPECT_EQ(account("report --percentiles ops.jsonl").status, 0);
   Shell path = account("report --percentiles no/such.jsonl");
@@ -195,7 +198,8 @@ TEST(Cli, SortAndColumns) {
   EXPECT_EQ(bad.err,
             "account: report: --sort: unknown metric 'rss' (known: wall, cpu, size, resident, "
             "anon, heap, copied, malloc, minor_faults, major_faults, voluntary_ctxsw, "
-            "involuntary_ctxsw, read, write, rchar, wchar, cgroup, pids)\n");
+            "involuntary_ctxsw, read, write, rchar, wchar, cgroup, pids, heap_at_exit, "
+            "blocks_at_exit, temporary_allocs, temporary)\n");
   EXPECT_EQ(account("report fixed.jsonl --columns +heap,+exit").out,
             testing::read_file(std::string(PARSE_TEST_DIR) + "/golden/fixed.heap-exit.txt"));
 }
@@ -221,7 +225,8 @@ TEST(Cli, CompareSort) {
   EXPECT_EQ(bad.err,
             "account: compare: --sort: unknown metric 'rss' (known: wall, cpu, size, resident, "
             "anon, heap, copied, malloc, minor_faults, major_faults, voluntary_ctxsw, "
-            "involuntary_ctxsw, read, write, rchar, wchar, cgroup, pids)\n");
+            "involuntary_ctxsw, read, write, rchar, wchar, cgroup, pids, heap_at_exit, "
+            "blocks_at_exit, temporary_allocs, temporary)\n");
 }
 
 // --columns +faults,+ctxsw,+io (issue 36): the kernel's counters summed over an

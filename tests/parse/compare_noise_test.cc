@@ -195,7 +195,8 @@ TEST(CompareGate, BadSpecsAreOneLine) {
   EXPECT_EQ(error,
             "--fail-on 'rss=5%': unknown metric 'rss' (known: wall, cpu, size, resident, anon, "
             "heap, copied, malloc, minor_faults, major_faults, voluntary_ctxsw, involuntary_ctxsw, "
-            "read, write, rchar, wchar, cgroup, pids)");
+            "read, write, rchar, wchar, cgroup, pids, heap_at_exit, blocks_at_exit, "
+            "temporary_allocs, temporary)");
   EXPECT_FALSE(parse_gates("cpu", &error));
   EXPECT_EQ(error, "--fail-on 'cpu': 'cpu' is not METRIC=PERCENT (e.g. cpu=5%)");
   EXPECT_FALSE(parse_gates("cpu=-1%", &error));

@@ -239,17 +239,17 @@ TEST(Report, ParseColumns) {
   EXPECT_EQ(anon->figures, std::vector<Metric>{Metric::kAnon});
   EXPECT_TRUE(parse_columns("+anon,+anon", &error));
   EXPECT_FALSE(parse_columns("+rss", &error));
-  EXPECT_EQ(
-      error,
-      "--columns '+rss': unknown column 'rss' (known: +anon, +heap, +faults, +ctxsw, +io, +cgroup, +exit)");
+  EXPECT_EQ(error,
+            "--columns '+rss': unknown column 'rss' (known: +anon, +heap, +faults, +ctxsw, +io, "
+            "+cgroup, +leaked, +temporary, +exit)");
   EXPECT_FALSE(parse_columns("anon", &error));
-  EXPECT_EQ(
-      error,
-      "--columns 'anon': 'anon' is not +NAME (known: +anon, +heap, +faults, +ctxsw, +io, +cgroup, +exit)");
+  EXPECT_EQ(error,
+            "--columns 'anon': 'anon' is not +NAME (known: +anon, +heap, +faults, +ctxsw, +io, "
+            "+cgroup, +leaked, +temporary, +exit)");
   EXPECT_FALSE(parse_columns("+anon,", &error));
-  EXPECT_EQ(
-      error,
-      "--columns '+anon,': '' is not +NAME (known: +anon, +heap, +faults, +ctxsw, +io, +cgroup, +exit)");
+  EXPECT_EQ(error,
+            "--columns '+anon,': '' is not +NAME (known: +anon, +heap, +faults, +ctxsw, +io, "
+            "+cgroup, +leaked, +temporary, +exit)");
   EXPECT_FALSE(parse_columns("", &error));
 }
 

@@ -55,6 +55,13 @@ struct Image {
     s[2].malloc_calls = 5, s[2].malloc_bytes = 4294967296ull * 3, s[2].free_calls = 5;
     s[2].copied_calls = 1000000, s[2].copied_bytes = 8, s[2].realloc_copied_bytes = 0;
     s[2].heap_peak = 60000;
+    // Live at the end: 3 + (1 - 1) + 0 blocks; 4096 published and 100 - 50 pending bytes.
+    s[1].block_adjust = 1;
+    s[1].heap_shrink_room = kHeapPublishBytes + 100;
+    s[2].heap_shrink_room = kHeapPublishBytes - 50;
+    region->heap_published = 4096;
+    s[0].temporary_allocs = 2, s[0].temporary_bytes = 20;
+    s[1].temporary_allocs = 6, s[1].temporary_bytes = 384;
     // Beyond slot_limit: never claimed, never read.
     s[3].malloc_calls = 999, s[3].malloc_bytes = 999, s[3].heap_peak = 999999999;
     region->slot_limit = 3;
@@ -178,6 +185,7 @@ struct Shape {
   bool malloc_not_interposed = false;
   const char* end_key = nullptr;  // "exit_code", "signal" or none
   bool timeline = false;
+  bool exec = false;  // no heap_at_exit_*
 };
 
 std::vector<std::string> process_keys(const Shape& s) {
@@ -189,6 +197,8 @@ std::vector<std::string> process_keys(const Shape& s) {
        {"end_ns", "cpu_user_s", "cpu_sys_s", "malloc_bytes", "malloc_calls", "free_calls",
         "realloc_copied_bytes", "copied_bytes", "copied_calls", "heap_peak_bytes"})
     k.push_back(name);
+  if (!s.watch && !s.exec) k.push_back("heap_at_exit_bytes"), k.push_back("heap_at_exit_blocks");
+  if (!s.watch) k.push_back("temporary_allocs"), k.push_back("temporary_bytes");
   if (s.malloc_not_interposed) k.push_back("malloc_interposed");
   if (s.watch) k.push_back("counted");
   for (const char* name : {"vm_peak_bytes", "rss_peak_bytes", "sampled_size_peak_bytes",
@@ -222,6 +232,10 @@ void expect_process(const ProcessRecord& got, const ProcessRecord& want) {
   EXPECT_EQ(got.copied_bytes, want.copied_bytes);
   EXPECT_EQ(got.copied_calls, want.copied_calls);
   EXPECT_EQ(got.heap_peak_bytes, want.heap_peak_bytes);
+  EXPECT_EQ(got.heap_at_exit_bytes, want.heap_at_exit_bytes);
+  EXPECT_EQ(got.heap_at_exit_blocks, want.heap_at_exit_blocks);
+  EXPECT_EQ(got.temporary_allocs, want.temporary_allocs);
+  EXPECT_EQ(got.temporary_bytes, want.temporary_bytes);
   EXPECT_EQ(got.vm_peak_bytes, want.vm_peak_bytes);
   EXPECT_EQ(got.rss_peak_bytes, want.rss_peak_bytes);
   EXPECT_EQ(got.sampled_size_peak_bytes, want.sampled_size_peak_bytes);
@@ -257,6 +271,10 @@ ProcessRecord expected_base() {
   p.copied_bytes = kCopiedBytes;
   p.copied_calls = kCopiedCalls;
   p.heap_peak_bytes = kHeapPeak;
+  p.heap_at_exit_bytes = 4146;
+  p.heap_at_exit_blocks = 3;
+  p.temporary_allocs = 8;
+  p.temporary_bytes = 404;
   p.vm_peak_bytes = 9000000;  // the kernel's, above the sampled
   p.rss_peak_bytes = 3000000;
   p.sampled_size_peak_bytes = 7643136;
@@ -300,11 +318,13 @@ TEST(SchemaRoundTrip, ProcessRecordEveryEnding) {
     expect_one_line(line);
     Shape shape;
     shape.end_key = c.end_key;
+    shape.exec = c.ending.kind == EndKind::kExec;
     json::object o = raw(line);
     EXPECT_EQ(keys_of(o), process_keys(shape)) << line;
     EXPECT_EQ(o.at("schema").as_int64(), 1);
     EXPECT_EQ(o.at("kind").as_string(), "process");
     ProcessRecord want = expected_base();
+    if (shape.exec) want.heap_at_exit_bytes = want.heap_at_exit_blocks = std::nullopt;
     want.end = c.end;
     want.exit_code = c.exit_code;
     want.signal = c.signal;
@@ -386,6 +406,8 @@ TEST(SchemaRoundTrip, ProcessRecordWrittenByWatch) {
     ProcessRecord want = expected_base();
     want.malloc_bytes = want.malloc_calls = want.free_calls = 0;
     want.realloc_copied_bytes = want.copied_bytes = want.copied_calls = want.heap_peak_bytes = 0;
+    want.heap_at_exit_bytes = want.heap_at_exit_blocks = std::nullopt;  // absent: unknown
+    want.temporary_allocs = want.temporary_bytes = std::nullopt;
     want.sampler_cpu_s = 0;  // absent
     want.end = c.end;
     want.exit_code = c.exit_code;
