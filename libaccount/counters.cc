@@ -203,7 +203,7 @@ Slot* claim_slot() {
   }
   Slot* claimed = &r->slots[kSharedSlot];
   for (int i = 1; i < kSlotCount; ++i) {
-    uint32_t expected = 0;
+    uint8_t expected = 0;
     if (__atomic_compare_exchange_n(&r->slots[i].owned, &expected, 1, false, __ATOMIC_ACQUIRE,
                                     __ATOMIC_RELAXED)) {
       claimed = &r->slots[i];
