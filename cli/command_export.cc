@@ -29,6 +29,9 @@ constexpr const char* kExportHelp =
     "  pprof         gzipped profile of the large-allocation backtraces (go tool pprof)\n"
     "  folded        collapsed stacks of those backtraces, bytes a stack\n"
     "                (flamegraph.pl, inferno-flamegraph, speedscope)\n"
+    "  folded-leaks, folded-temporary\n"
+    "                the same, bytes still live at each process's end, or freed as\n"
+    "                temporaries (records made with account run --leaks)\n"
     "  openmetrics   the report's figures as OpenMetrics text (Prometheus, node_exporter)\n"
     "pprof and folded need records made with --backtrace-min; chrome-trace shows memory\n"
     "curves for records made with --timeline. See docs/export.md.\n";
@@ -42,7 +45,8 @@ int command_export(const Args& args) {
   // clang-format off
   d.add_options()
       ("help,h", "this help")
-      ("format,f", po::value(&format), "chrome-trace, pprof, folded or openmetrics")
+      ("format,f", po::value(&format),
+       "chrome-trace, pprof, folded, folded-leaks, folded-temporary or openmetrics")
       ("output,o", po::value(&output), "write to FILE (default: standard output)")
       ("strict", po::bool_switch(&o.strict), "stop at the first bad line (exit status 1)");
   // clang-format on

@@ -72,7 +72,7 @@ Format format_option(const std::string& name) {
 int command_report(const Args& args) {
   ReportOptions o;
   std::string format = "table", by, percentiles, columns, sort, output;
-  bool backtraces = false;
+  bool backtraces = false, leaks = false, temporary = false;
   po::options_description d("account report [FILES...] [options]");
   // clang-format off
   d.add_options()
@@ -98,7 +98,12 @@ int command_report(const Args& args) {
       ("strict", po::bool_switch(&o.strict), "stop at the first bad line (exit status 1)")
       ("backtraces", po::bool_switch(&backtraces),
        "the large-allocation call stacks (ACCOUNT_BACKTRACE_MIN) per operation and process, "
-       "symbolized with addr2line");
+       "symbolized with addr2line")
+      ("leaks", po::bool_switch(&leaks),
+       "with --backtraces: the stacks of the blocks still live at each process's end "
+       "(records made with account run --leaks)")
+      ("temporary", po::bool_switch(&temporary),
+       "with --backtraces: the stacks of temporary allocations (account run --leaks)");
   // clang-format on
   po::variables_map vm = parse_with_files(join_percentiles_key(args), d, &o.files);
   if (vm.count("help")) {
@@ -119,6 +124,9 @@ int command_report(const Args& args) {
   }
   o.format = format_option(format);
   OutputFile file("report", output, read_files(o.files));
+  if ((leaks || temporary) && !backtraces)
+    throw UsageError{"report: --leaks and --temporary go with --backtraces"};
+  if (leaks && temporary) throw UsageError{"report: --leaks or --temporary, not both"};
   if (backtraces) {
     if (o.format != Format::kTable || !by.empty() || vm.count("percentiles") || vm.count("columns"))
       throw UsageError{
@@ -126,7 +134,10 @@ int command_report(const Args& args) {
           "--percentiles or --columns"};
     std::string out;
     auto symbolizer = make_addr2line_symbolizer();
-    int status = run_backtrace_report(o.files, o.strict, *symbolizer, &out, print_message);
+    StackView view = leaks       ? StackView::kLeaks
+                     : temporary ? StackView::kTemporary
+                                 : StackView::kAllocations;
+    int status = run_backtrace_report(o.files, o.strict, *symbolizer, &out, print_message, view);
     file.write(out);
     return status;
   }

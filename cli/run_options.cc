@@ -31,7 +31,11 @@ po::options_description run_options(RunOptions& o) {
       "come up to one interval, at most 5 ms, late")(
       "backtrace-min", po::value(&o.backtrace_min),
       "capture a backtrace for each allocation of at least SIZE (e.g. 10M)")(
-      "timeline", po::bool_switch(&o.timeline), "keep the sampled time series in the records")(
+      "leaks", po::bool_switch(&o.leaks),
+      "follow captured blocks to their free: the stacks of the heap at each process's end "
+      "and of temporaries (account report --backtraces --leaks); without --backtrace-min, "
+      "every block")("timeline", po::bool_switch(&o.timeline),
+                     "keep the sampled time series in the records")(
       "budget", po::value(&o.budget_text),
       "FIGURE=SIZE,...: exit 3 when a figure of the run (size, resident, anon, heap, copied, "
       "malloc, as the report computes it) is over its SIZE (e.g. malloc=10M), 5 when one is "

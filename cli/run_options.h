@@ -31,6 +31,7 @@ struct RunOptions {
   /// default where --interval 0 turns sampling off.
   unsigned tick_ms() const { return interval_ms ? interval_ms : kDefaultIntervalMs; }
   bool timeline = false;
+  bool leaks = false;  // --leaks: ACCOUNT_BACKTRACE_LEAKS=1
   double timeout_s = 0;  // 0: none
   double kill_after_s = 5;
   unsigned repeat = 1;

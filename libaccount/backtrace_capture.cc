@@ -88,9 +88,18 @@ void log_allocation(const uintptr_t* ips, uint32_t n, uint64_t requested) {
   close(fd);
 }
 
+// ACCOUNT_BACKTRACE_LEAKS: an empty live-block table beside the fresh store.
+void start_leaks() {
+  if (!g_settings.backtrace_leaks) return;
+  if (start_live_blocks())
+    store_relaxed(&g_backtrace_store->leaks, 1u);
+  else
+    warn("ACCOUNT_BACKTRACE_LEAKS is set but its table cannot be mapped; leaks are not followed");
+}
+
 }  // namespace
 
-void capture_large_allocation(uint64_t requested) {
+void capture_large_allocation(uint64_t requested, void* block) {
   BacktraceStore* store = __atomic_load_n(&g_backtrace_store, __ATOMIC_ACQUIRE);
   if (tls_capturing || store == nullptr) return;
   tls_capturing = 1;
@@ -106,10 +115,45 @@ void capture_large_allocation(uint64_t requested) {
   if (kept > store->depth) kept = store->depth;
   int32_t group = backtrace_store_add(store, ips + skip, kept, requested);
   note_capture(store, requested, group);
+  if (g_live_blocks_on && block) {
+    if (live_block_add(block, requested, group))
+      backtrace_group_live(store, group, requested, +1);
+    else
+      fetch_add_relaxed(&store->untracked_blocks, uint64_t{1});
+  }
   if (g_settings.backtrace_log[0]) log_allocation(ips + skip, kept, requested);
 
   errno = saved_errno;
   tls_capturing = 0;
+}
+
+TakenBlock take_captured_block(void* block) {
+  TakenBlock t;
+  t.taken = live_block_take(block, &t.requested, &t.group);
+  return t;
+}
+
+void forget_captured_block(const TakenBlock& taken, void* block) {
+  BacktraceStore* store = __atomic_load_n(&g_backtrace_store, __ATOMIC_ACQUIRE);
+  if (!store) return;
+  backtrace_group_live(store, taken.group, taken.requested, -1);
+  if (block == tls_counting.last_block)
+    backtrace_group_temporary(store, taken.group, taken.requested);
+}
+
+void settle_realloc(const TakenBlock& taken, void* ptr, void* result, uint64_t size) {
+  if (!taken.taken) return;
+  if (!result && size != 0) {  // failed: ptr is still live, as it was
+    live_block_add(ptr, taken.requested, taken.group);
+    return;
+  }
+  // Resized in place, moved or freed: that allocation ended (a temporary only
+  // if the block itself went); the new one is captured as any other.
+  BacktraceStore* store = __atomic_load_n(&g_backtrace_store, __ATOMIC_ACQUIRE);
+  if (!store) return;
+  backtrace_group_live(store, taken.group, taken.requested, -1);
+  if (result != ptr && ptr == tls_counting.last_block)
+    backtrace_group_temporary(store, taken.group, taken.requested);
 }
 
 void update_heap_detour() {
@@ -125,6 +169,7 @@ void start_backtraces() {
     return;
   }
   if (!create_backtrace_store(g_settings.backtrace_depth, g_settings.backtrace_min)) return;
+  start_leaks();
   g_backtrace_min = g_settings.backtrace_min;
   update_heap_detour();
 }
@@ -133,11 +178,14 @@ void restart_backtraces_after_fork() {
   if (g_backtrace_min == UINT64_MAX) return;
   if (!create_backtrace_store(g_settings.backtrace_depth, g_settings.backtrace_min))
     g_backtrace_min = UINT64_MAX;
+  else
+    start_leaks();
   update_heap_detour();
 }
 
 void stop_backtraces_in_this_process() {
   g_backtrace_min = UINT64_MAX;
+  stop_live_blocks();
   update_heap_detour();
 }
 

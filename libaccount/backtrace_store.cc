@@ -164,12 +164,59 @@ void register_modules(BacktraceStore* s, const uintptr_t* ips, uint32_t n) {
 
 // --- record -----------------------------------------------------------------
 
-bool larger(const BacktraceGroup& a, uint32_t ai, const BacktraceGroup& b, uint32_t bi) {
-  uint64_t ab = load_relaxed(&a.bytes), bb = load_relaxed(&b.bytes);
-  if (ab != bb) return ab > bb;
+// What a group is ranked by for the record's choice of groups: its bytes, its
+// live bytes, or its temporaries (ties: count, then the earlier entry).
+enum class Rank { kBytes, kLive, kTemporary };
+
+uint64_t rank_value(const BacktraceGroup& g, Rank r) {
+  switch (r) {
+    case Rank::kLive: {
+      int64_t live = load_relaxed(&g.live_bytes);
+      return live > 0 ? uint64_t(live) : 0;
+    }
+    case Rank::kTemporary:
+      return load_relaxed(&g.temporary_count);
+    case Rank::kBytes:
+      break;
+  }
+  return load_relaxed(&g.bytes);
+}
+
+bool larger(const BacktraceGroup& a, uint32_t ai, const BacktraceGroup& b, uint32_t bi, Rank r) {
+  uint64_t av = rank_value(a, r), bv = rank_value(b, r);
+  if (av != bv) return av > bv;
   uint64_t ac = load_relaxed(&a.count), bc = load_relaxed(&b.count);
   if (ac != bc) return ac > bc;
   return ai < bi;
+}
+
+// The `max` largest ready groups by `r` (only those above 0 but for kBytes),
+// sorted, into top[]; no allocation. Returns how many.
+uint32_t largest_groups(const BacktraceGroup* groups, uint32_t capacity, Rank r, uint32_t* top,
+                        uint32_t max) {
+  uint32_t kept = 0;
+  for (uint32_t i = 0; i < capacity; ++i) {
+    if (!__atomic_load_n(&groups[i].ready, __ATOMIC_ACQUIRE)) continue;
+    if (r != Rank::kBytes && rank_value(groups[i], r) == 0) continue;
+    if (kept == max) {
+      uint32_t last = top[kept - 1];
+      if (!larger(groups[i], i, groups[last], last, r)) continue;
+      --kept;
+    }
+    uint32_t pos = kept++;
+    while (pos > 0 && larger(groups[i], i, groups[top[pos - 1]], top[pos - 1], r)) {
+      top[pos] = top[pos - 1];
+      --pos;
+    }
+    top[pos] = i;
+  }
+  return kept;
+}
+
+bool listed(const uint32_t* top, uint32_t n, uint32_t index) {
+  for (uint32_t i = 0; i < n; ++i)
+    if (top[i] == index) return true;
+  return false;
 }
 
 void put_build_id(TextBuffer& out, const uint8_t* id, uint32_t n) {
@@ -264,6 +311,22 @@ int32_t backtrace_store_add(BacktraceStore* s, const uintptr_t* ips, uint32_t n,
   return kNoGroup;
 }
 
+void backtrace_group_live(BacktraceStore* s, int32_t index, uint64_t requested, int sign) {
+  bool grouped = index >= 0 && uint32_t(index) < s->capacity;
+  int64_t* count = grouped ? &groups_of(s)[index].live_count : &s->other_live_count;
+  int64_t* bytes = grouped ? &groups_of(s)[index].live_bytes : &s->other_live_bytes;
+  fetch_add_relaxed(count, int64_t(sign));
+  fetch_add_relaxed(bytes, int64_t(sign) * int64_t(requested));
+}
+
+void backtrace_group_temporary(BacktraceStore* s, int32_t index, uint64_t requested) {
+  bool grouped = index >= 0 && uint32_t(index) < s->capacity;
+  fetch_add_relaxed(grouped ? &groups_of(s)[index].temporary_count : &s->other_temporary_count,
+                    uint64_t{1});
+  fetch_add_relaxed(grouped ? &groups_of(s)[index].temporary_bytes : &s->other_temporary_bytes,
+                    requested);
+}
+
 uint32_t backtrace_group_frames(const BacktraceStore* s, int32_t index, uintptr_t* out,
                                 uint32_t max) {
   if (index < 0 || uint32_t(index) >= s->capacity) return 0;
@@ -275,52 +338,79 @@ uint32_t backtrace_group_frames(const BacktraceStore* s, int32_t index, uintptr_
   return n;
 }
 
-void compose_backtraces(TextBuffer& out, const BacktraceStore* s, const char* exe) {
+void compose_backtraces(TextBuffer& out, const BacktraceStore* s, const char* exe, bool at_exit) {
   const BacktraceGroup* groups = groups_of(s);
-  // The largest groups by bytes, kept sorted by insertion (no allocation).
+  bool leaks = load_relaxed(&s->leaks) != 0;
+  // The largest groups by bytes; with leaks on, also those holding the most
+  // live bytes at the end and those making the most temporaries (each list
+  // once), so a small leak is not lost among large allocations.
   uint32_t top[kBacktraceRecordGroups];
-  uint32_t kept = 0;
+  uint32_t top_live[kBacktraceLeakGroups];
+  uint32_t top_temporary[kBacktraceLeakGroups];
+  uint32_t kept = largest_groups(groups, s->capacity, Rank::kBytes, top, kBacktraceRecordGroups);
+  uint32_t live = leaks && at_exit ? largest_groups(groups, s->capacity, Rank::kLive, top_live,
+                                                    kBacktraceLeakGroups)
+                                   : 0;
+  uint32_t temporary = leaks ? largest_groups(groups, s->capacity, Rank::kTemporary, top_temporary,
+                                              kBacktraceLeakGroups)
+                             : 0;
+  uint32_t chosen[kBacktraceRecordGroups + 2 * kBacktraceLeakGroups];
+  uint32_t n_chosen = 0;
+  for (uint32_t k = 0; k < kept; ++k) chosen[n_chosen++] = top[k];
+  for (uint32_t k = 0; k < live; ++k)
+    if (!listed(chosen, n_chosen, top_live[k])) chosen[n_chosen++] = top_live[k];
+  for (uint32_t k = 0; k < temporary; ++k)
+    if (!listed(chosen, n_chosen, top_temporary[k])) chosen[n_chosen++] = top_temporary[k];
+
+  // Every ready group not chosen is summed as "other".
   uint64_t rest_groups = 0, rest_count = 0, rest_bytes = 0, rest_largest = 0;
-  auto fold_into_rest = [&](uint32_t i) {
-    ++rest_groups;
-    rest_count += load_relaxed(&groups[i].count);
-    rest_bytes += load_relaxed(&groups[i].bytes);
-    uint64_t l = load_relaxed(&groups[i].largest);
-    if (l > rest_largest) rest_largest = l;
-  };
+  int64_t rest_live_count = 0, rest_live_bytes = 0;
+  uint64_t rest_temporary_count = 0, rest_temporary_bytes = 0;
   for (uint32_t i = 0; i < s->capacity; ++i) {
-    if (!__atomic_load_n(&groups[i].ready, __ATOMIC_ACQUIRE)) continue;
-    if (kept == kBacktraceRecordGroups) {
-      uint32_t last = top[kept - 1];
-      if (!larger(groups[i], i, groups[last], last)) {
-        fold_into_rest(i);
-        continue;
-      }
-      fold_into_rest(last);
-      --kept;
-    }
-    uint32_t pos = kept++;
-    while (pos > 0 && larger(groups[i], i, groups[top[pos - 1]], top[pos - 1])) {
-      top[pos] = top[pos - 1];
-      --pos;
-    }
-    top[pos] = i;
+    if (!__atomic_load_n(&groups[i].ready, __ATOMIC_ACQUIRE) || listed(chosen, n_chosen, i))
+      continue;
+    const BacktraceGroup& g = groups[i];
+    ++rest_groups;
+    rest_count += load_relaxed(&g.count);
+    rest_bytes += load_relaxed(&g.bytes);
+    uint64_t l = load_relaxed(&g.largest);
+    if (l > rest_largest) rest_largest = l;
+    rest_live_count += load_relaxed(&g.live_count);
+    rest_live_bytes += load_relaxed(&g.live_bytes);
+    rest_temporary_count += load_relaxed(&g.temporary_count);
+    rest_temporary_bytes += load_relaxed(&g.temporary_bytes);
   }
+  auto put_leak_fields = [&](int64_t live_count, int64_t live_bytes, uint64_t temporary_count,
+                             uint64_t temporary_bytes) {
+    if (!leaks) return;
+    if (at_exit) {
+      out.field("live_count", uint64_t(live_count > 0 ? live_count : 0));
+      out.field("live_bytes", uint64_t(live_bytes > 0 ? live_bytes : 0));
+    }
+    out.field("temporary_count", temporary_count);
+    out.field("temporary_bytes", temporary_bytes);
+  };
 
   out.field("backtrace_min", s->threshold);
   out.field("backtrace_depth", s->depth);
+  if (leaks) {
+    out.key("backtrace_leaks"), out.put("true");
+    out.field("backtrace_untracked_blocks", load_relaxed(&s->untracked_blocks));
+  }
   out.key("backtraces");
   out.put('[');
-  for (uint32_t k = 0; k < kept; ++k) {
-    const BacktraceGroup& g = groups[top[k]];
+  for (uint32_t k = 0; k < n_chosen; ++k) {
+    const BacktraceGroup& g = groups[chosen[k]];
     if (k) out.put(',');
     out.begin_object();
     out.field("count", load_relaxed(&g.count));
     out.field("bytes", load_relaxed(&g.bytes));
     out.field("largest", load_relaxed(&g.largest));
+    put_leak_fields(load_relaxed(&g.live_count), load_relaxed(&g.live_bytes),
+                    load_relaxed(&g.temporary_count), load_relaxed(&g.temporary_bytes));
     out.key("frames");
     out.put('[');
-    const uintptr_t* frames = frames_of(s, top[k]);
+    const uintptr_t* frames = frames_of(s, chosen[k]);
     for (uint32_t f = 0; f < g.depth; ++f) {
       if (f) out.put(',');
       put_hex_string(out, frames[f]);
@@ -339,6 +429,10 @@ void compose_backtraces(TextBuffer& out, const BacktraceStore* s, const char* ex
     out.field("count", other_count);
     out.field("bytes", load_relaxed(&s->other_bytes) + rest_bytes);
     out.field("largest", largest > rest_largest ? largest : rest_largest);
+    put_leak_fields(load_relaxed(&s->other_live_count) + rest_live_count,
+                    load_relaxed(&s->other_live_bytes) + rest_live_bytes,
+                    load_relaxed(&s->other_temporary_count) + rest_temporary_count,
+                    load_relaxed(&s->other_temporary_bytes) + rest_temporary_bytes);
     out.end_object();
   }
 
@@ -391,9 +485,9 @@ void pin_backtrace_copy(BacktraceStore* s, uint32_t capacity, uint32_t depth) {
 size_t backtrace_record_capacity(const BacktraceStore* s) {
   // A frame is at most "0x" + 16 digits, quotes and a comma; a module line at
   // most its escaped path (6 bytes a byte) and 200 bytes of fields.
-  size_t group = 128 + size_t(s->depth) * 21;
-  return 512 + kBacktraceRecordGroups * group + kBacktraceMaxModules * 200 +
-         6 * (kBacktracePathPool + kPathCapacity);
+  size_t group = 256 + size_t(s->depth) * 21;
+  return 768 + (kBacktraceRecordGroups + 2 * kBacktraceLeakGroups) * group +
+         kBacktraceMaxModules * 200 + 6 * (kBacktracePathPool + kPathCapacity);
 }
 
 }  // namespace account

@@ -21,6 +21,8 @@ namespace account {
 
 constexpr uint32_t kBacktraceMaxDepth = 256;
 constexpr uint32_t kBacktraceRecordGroups = 256;  // the record keeps the largest by bytes
+/// With leaks on, also up to this many by live bytes and by temporaries.
+constexpr uint32_t kBacktraceLeakGroups = 128;
 constexpr uint32_t kBacktraceMaxModules = 512;
 constexpr uint32_t kBacktracePathPool = 64 * 1024;
 constexpr uint32_t kBuildIdMax = 32;
@@ -32,6 +34,12 @@ struct BacktraceGroup {
   uint64_t count;
   uint64_t bytes;
   uint64_t largest;
+  /// With leaks on (BacktraceStore::leaks): the group's blocks still live,
+  /// and those freed as temporaries (counters.h, note_temporary); requests.
+  int64_t live_count;
+  int64_t live_bytes;
+  uint64_t temporary_count;
+  uint64_t temporary_bytes;
 };
 
 struct BacktraceModule {
@@ -56,6 +64,16 @@ struct BacktraceStore {
   uint64_t other_bytes;
   uint64_t other_largest;
   uint64_t other_stacks;  // how many new stacks were turned away
+  /// ACCOUNT_BACKTRACE_LEAKS: 1 while captured blocks are followed to their
+  /// free (live_blocks.h); the "other" allocations' live and temporary
+  /// figures; captured blocks the live-block table had no room for.
+  uint32_t leaks;
+  uint32_t leaks_reserved;
+  int64_t other_live_count;
+  int64_t other_live_bytes;
+  uint64_t other_temporary_count;
+  uint64_t other_temporary_bytes;
+  uint64_t untracked_blocks;
   uint32_t module_count;  // entries reserved (each becomes ready)
   uint32_t path_used;
   BacktraceModule modules[kBacktraceMaxModules];
@@ -89,6 +107,11 @@ constexpr int32_t kNoGroup = -1;
 /// Adds one allocation of `bytes` whose stack is ips[0..n); returns its group's
 /// index, or kNoGroup when it was only summed ("other": no room for its stack).
 int32_t backtrace_store_add(BacktraceStore* s, const uintptr_t* ips, uint32_t n, uint64_t bytes);
+/// Leaks on: a captured block of `requested` bytes in group `index` (kNoGroup:
+/// "other") is live (+1) or gone (-1).
+void backtrace_group_live(BacktraceStore* s, int32_t index, uint64_t requested, int sign);
+/// Leaks on: that block was freed as a temporary.
+void backtrace_group_temporary(BacktraceStore* s, int32_t index, uint64_t requested);
 /// Copies up to `max` frames of group `index` (innermost first); returns how many.
 uint32_t backtrace_group_frames(const BacktraceStore* s, int32_t index, uintptr_t* out,
                                 uint32_t max);
@@ -96,7 +119,9 @@ uint32_t backtrace_group_frames(const BacktraceStore* s, int32_t index, uintptr_
 /// "backtrace_min", "backtrace_depth", "backtraces":[...], "backtraces_other"
 /// and "backtrace_modules":[...] into a record; `exe` names the main program
 /// (the image's, also when a sampler composes the record).
-void compose_backtraces(TextBuffer& out, const BacktraceStore* s, const char* exe);
+/// `at_exit`: the image ended (not exec), so its groups' live blocks are its
+/// leaks and are written (leaks on).
+void compose_backtraces(TextBuffer& out, const BacktraceStore* s, const char* exe, bool at_exit);
 /// A private copy of another process's store (its capacity and depth the ones
 /// checked against its mapping) made safe to compose: every group's depth and
 /// module's path and build id within their arrays.

@@ -36,7 +36,7 @@ inline int64_t usable(void* p) {
 
 inline void count_alloc(uint64_t requested, void* result) {
   count_malloc_call(requested, result, usable(result));
-  maybe_capture(requested);
+  maybe_capture(requested, result);
 }
 
 }  // namespace
@@ -88,6 +88,7 @@ __attribute__((noinline, cold)) void* calloc_rare(size_t n, size_t size) {
 
 __attribute__((noinline, cold)) void free_rare(void* ptr) {
   if (is_bootstrap_block(ptr)) return;  // never reused
+  maybe_forget(ptr);                    // before the allocator may hand the address out again
   count_free_call(ptr, usable(ptr));
   g_next.free(ptr);
 }
@@ -152,6 +153,7 @@ __attribute__((noinline, cold)) void* realloc_rare(void* ptr, size_t size) {
   if (is_bootstrap_block(ptr)) return realloc_bootstrap_block(ptr, size);
   if (!next_allocator_ready()) return ptr ? nullptr : bootstrap_alloc(size, 16);
   int64_t old_usable = usable(ptr);
+  TakenBlock taken = g_live_blocks_on && ptr ? take_captured_block(ptr) : TakenBlock{};
   void* p;
   {
     // glibc's realloc moves a block with memcpy through libc's own slot: that
@@ -160,8 +162,9 @@ __attribute__((noinline, cold)) void* realloc_rare(void* ptr, size_t size) {
     p = g_next.realloc(ptr, size);
   }
   int64_t new_usable = p ? usable(p) : realloc_failed_usable(size, old_usable);
+  settle_realloc(taken, ptr, p, size);  // reads the thread's newest block: before the count
   count_realloc_call(ptr, p, size, old_usable, new_usable, realloc_moved(ptr, p, size, old_usable));
-  maybe_capture(size);
+  maybe_capture(size, p);
   return p;
 }
 

@@ -242,7 +242,8 @@ void compose_record(TextBuffer& out, const RecordSource& src, const FinalFigures
     for (int i = 0; i < 100000 && load_relaxed(&region->timeline_busy); ++i) __builtin_ia32_pause();
     compose_timeline(out, src.timeline);
   }
-  if (src.backtraces) compose_backtraces(out, src.backtraces, src.identity->exe());
+  if (src.backtraces)
+    compose_backtraces(out, src.backtraces, src.identity->exe(), ending.kind != EndKind::kExec);
   out.end_object();
   out.put('\n');
 }

@@ -147,6 +147,14 @@ void load_settings() {
       warn("ACCOUNT_BACKTRACE_MIN=", v,
            " is not a size such as 4096, 64K, 10M or 1G; backtraces stay off");
   }
+  if (const char* v = find_env("ACCOUNT_BACKTRACE_LEAKS"); v && *v) {
+    if (parse_flag(v, &flag))
+      s.backtrace_leaks = flag;
+    else
+      warn("ACCOUNT_BACKTRACE_LEAKS=", v, " is not 0 or 1; using 0");
+  }
+  // Leaks alone follow every block: a threshold of one byte.
+  if (s.backtrace_leaks && s.backtrace_min == 0) s.backtrace_min = 1;
   if (const char* v = find_env("ACCOUNT_BACKTRACE_DEPTH"); v && *v) {
     if (parse_bounded(v, 1, 256, &n))
       s.backtrace_depth = uint32_t(n);

@@ -44,6 +44,14 @@ bool fail(std::string* reason, std::string text) {
   return false;
 }
 
+void read_leak_figures(const json::object& o, LeakFigures* out) {
+  uint64_t v;
+  if (read_u64(o, "live_count", &v)) out->live_count = v;
+  if (read_u64(o, "live_bytes", &v)) out->live_bytes = v;
+  read_u64(o, "temporary_count", &out->temporary_count);
+  read_u64(o, "temporary_bytes", &out->temporary_bytes);
+}
+
 bool read_groups(const json::array& list, std::vector<AllocationGroup>* out, std::string* reason) {
   for (const json::value& item : list) {
     if (!item.is_object()) return fail(reason, "\"backtraces\" holds a non-object");
@@ -52,6 +60,7 @@ bool read_groups(const json::array& list, std::vector<AllocationGroup>* out, std
     if (!read_u64(g, "count", &group.count) || !read_u64(g, "bytes", &group.bytes) ||
         !read_u64(g, "largest", &group.largest))
       return fail(reason, "a backtrace group lacks count, bytes or largest");
+    read_leak_figures(g, &group.leaks);
     const json::value* frames = g.if_contains("frames");
     if (!frames || !frames->is_array()) return fail(reason, "a backtrace group lacks frames");
     for (const json::value& f : frames->as_array()) {
@@ -120,6 +129,9 @@ std::optional<ProcessBacktraces> parse_backtraces(std::string_view line, std::st
       if (a.is_string()) p.argv.emplace_back(a.as_string());
   read_u64(o, "backtrace_min", &p.threshold);
   read_u64(o, "backtrace_depth", &p.depth);
+  if (const json::value* leaks = o.if_contains("backtrace_leaks"); leaks && leaks->is_bool())
+    p.leaks = leaks->as_bool();
+  read_u64(o, "backtrace_untracked_blocks", &p.untracked_blocks);
   if (!read_groups(groups->as_array(), &p.groups, reason)) return std::nullopt;
   std::stable_sort(
       p.groups.begin(), p.groups.end(),
@@ -131,6 +143,7 @@ std::optional<ProcessBacktraces> parse_backtraces(std::string_view line, std::st
     read_u64(r, "count", &rest.count);
     read_u64(r, "bytes", &rest.bytes);
     read_u64(r, "largest", &rest.largest);
+    read_leak_figures(r, &rest.leaks);
     p.other = rest;
   }
   if (const json::value* modules = o.if_contains("backtrace_modules")) {

@@ -21,14 +21,24 @@ struct LoadedModule {
 };
 
 /// Allocations from one call stack.
+/// With ACCOUNT_BACKTRACE_LEAKS (ProcessBacktraces::leaks): what of the
+/// allocations was still live at the image's end (not known after exec) and
+/// what was freed as temporaries; bytes are requests.
+struct LeakFigures {
+  std::optional<uint64_t> live_count, live_bytes;
+  uint64_t temporary_count = 0, temporary_bytes = 0;
+};
+
 struct AllocationGroup {
   uint64_t count = 0, bytes = 0, largest = 0;
   std::vector<uint64_t> frames;  ///< return addresses, innermost first
+  LeakFigures leaks = {};
 };
 
 /// What did not fit in the record's groups, summed.
 struct OtherAllocations {
   uint64_t groups = 0, count = 0, bytes = 0, largest = 0;
+  LeakFigures leaks = {};
 };
 
 /// One process image's backtraces and what identifies it.
@@ -40,6 +50,10 @@ struct ProcessBacktraces {
   std::vector<std::string> argv;
   uint64_t threshold = 0;
   uint64_t depth = 0;
+  /// ACCOUNT_BACKTRACE_LEAKS: the groups carry LeakFigures; captured blocks
+  /// the shim's table had no room for (their frees are not seen).
+  bool leaks = false;
+  uint64_t untracked_blocks = 0;
   std::vector<AllocationGroup> groups;  ///< largest bytes first
   std::optional<OtherAllocations> other;
   std::vector<LoadedModule> modules;

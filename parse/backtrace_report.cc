@@ -26,6 +26,12 @@ std::string size_text(uint64_t bytes) {
   return fmt::format("{} B", bytes);
 }
 
+// Exact bytes, and the rounded size beside them from 1 KiB: "6000 B (5.86 KiB)".
+std::string exact_size_text(uint64_t bytes) {
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  return fmt::format("{} B ({})", bytes, size_text(bytes));
+}
+
 std::string plural(uint64_t n, const char* one, const char* many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
 }
@@ -66,6 +72,16 @@ FrameName frame_name(const ProcessBacktraces& p, uint64_t ip, const SymbolTable&
 
 namespace {
 
+void render_frames(const ProcessBacktraces& p, const AllocationGroup& g, const SymbolTable& symbols,
+                   std::string* out) {
+  for (size_t i = 0; i < g.frames.size(); ++i) {
+    FrameName n = frame_name(p, g.frames[i], symbols);
+    std::string line = fmt::format("      #{:<2} {} ({})", i, n.function, n.module_offset);
+    if (!n.location.empty()) line += " " + n.location;
+    *out += line + "\n";
+  }
+}
+
 // `name_host`: the records come from more than one machine, whose pids may collide.
 void render_process(const ProcessBacktraces& p, const SymbolTable& symbols, bool name_host,
                     std::string* out) {
@@ -83,12 +99,7 @@ void render_process(const ProcessBacktraces& p, const SymbolTable& symbols, bool
     *out += fmt::format("\n    {}, {:.2f} MiB, largest {}\n",
                         plural(g.count, "allocation", "allocations"), double(g.bytes) / kMiB,
                         size_text(g.largest));
-    for (size_t i = 0; i < g.frames.size(); ++i) {
-      FrameName n = frame_name(p, g.frames[i], symbols);
-      std::string line = fmt::format("      #{:<2} {} ({})", i, n.function, n.module_offset);
-      if (!n.location.empty()) line += " " + n.location;
-      *out += line + "\n";
-    }
+    render_frames(p, g, symbols, out);
   }
   if (p.other)
     *out += fmt::format("\n    other: {} in {} not kept in the record, {:.2f} MiB, largest {}\n",
@@ -99,6 +110,61 @@ void render_process(const ProcessBacktraces& p, const SymbolTable& symbols, bool
 
 bool has_allocations(const ProcessBacktraces& p) {
   return !p.groups.empty() || (p.other && p.other->count > 0);
+}
+
+// --leaks and --temporary: a group's figure of the view (count and bytes).
+std::pair<uint64_t, uint64_t> view_figures(const LeakFigures& l, StackView view) {
+  if (view == StackView::kLeaks) return {l.live_count.value_or(0), l.live_bytes.value_or(0)};
+  return {l.temporary_count, l.temporary_bytes};
+}
+
+// A process under --leaks or --temporary: its groups with blocks in the view,
+// most bytes first.
+void render_leak_view(const ProcessBacktraces& p, const SymbolTable& symbols, bool name_host,
+                      StackView view, std::string* out) {
+  bool leaks = view == StackView::kLeaks;
+  std::string where = name_host ? fmt::format(" on {}", host_shown(p.host)) : "";
+  *out += fmt::format("  pid {}{}: {}\n", p.pid, where, command_line(p));
+  if (!p.leaks) {
+    *out += "  not followed: run with ACCOUNT_BACKTRACE_LEAKS=1 (account run --leaks)\n";
+    return;
+  }
+  bool known = !leaks || std::any_of(p.groups.begin(), p.groups.end(), [](const auto& g) {
+    return g.leaks.live_count.has_value();
+  }) || (p.other && p.other->leaks.live_count);
+  if (!known) {
+    *out += "  its image exec'd: nothing of its heap lived on\n";
+    return;
+  }
+  std::vector<const AllocationGroup*> shown;
+  uint64_t count = 0, bytes = 0;
+  for (const AllocationGroup& g : p.groups) {
+    auto [n, b] = view_figures(g.leaks, view);
+    if (n == 0) continue;
+    shown.push_back(&g);
+    add_saturating(count, n), add_saturating(bytes, b);
+  }
+  auto [other_n, other_b] = p.other ? view_figures(p.other->leaks, view) : std::pair{0ul, 0ul};
+  add_saturating(count, other_n), add_saturating(bytes, other_b);
+  std::stable_sort(shown.begin(), shown.end(), [&](const auto* a, const auto* b) {
+    return view_figures(a->leaks, view).second > view_figures(b->leaks, view).second;
+  });
+  const char* what = leaks ? "live at the end" : "freed as temporaries";
+  *out += fmt::format("  {} {}, {} requested, in {} (allocations of at least {})\n",
+                      plural(count, "block", "blocks"), what, exact_size_text(bytes),
+                      plural(shown.size(), "call stack", "call stacks"), size_text(p.threshold));
+  if (p.untracked_blocks > 0)
+    *out += fmt::format("  {} not followed (the table was full): not in these figures\n",
+                        plural(p.untracked_blocks, "block", "blocks"));
+  for (const AllocationGroup* g : shown) {
+    auto [n, b] = view_figures(g->leaks, view);
+    *out += fmt::format("\n    {} {}, {}, of {}\n", plural(n, "block", "blocks"), what,
+                        exact_size_text(b), plural(g->count, "allocation", "allocations"));
+    render_frames(p, *g, symbols, out);
+  }
+  if (other_n > 0)
+    *out += fmt::format("\n    other: {} {} from stacks not kept in the record, {}\n",
+                        plural(other_n, "block", "blocks"), what, size_text(other_b));
 }
 
 }  // namespace
@@ -125,7 +191,7 @@ SymbolTable symbolize(const std::vector<ProcessBacktraces>& processes, Symbolize
 }
 
 std::string render_backtraces(const std::vector<ProcessBacktraces>& processes,
-                              const SymbolTable& symbols) {
+                              const SymbolTable& symbols, StackView view) {
   if (processes.empty())
     return "No backtraces in these records: run with ACCOUNT_BACKTRACE_MIN=SIZE "
            "(account run --backtrace-min SIZE).\n";
@@ -151,7 +217,10 @@ std::string render_backtraces(const std::vector<ProcessBacktraces>& processes,
         continue;
       }
       out += '\n';
-      render_process(p, symbols, many_hosts, &out);
+      if (view == StackView::kAllocations)
+        render_process(p, symbols, many_hosts, &out);
+      else
+        render_leak_view(p, symbols, many_hosts, view, &out);
     }
     if (quiet > 0)
       out += fmt::format("\n  {} traced made no allocation over the threshold\n",
@@ -161,7 +230,8 @@ std::string render_backtraces(const std::vector<ProcessBacktraces>& processes,
 }
 
 int run_backtrace_report(const std::vector<std::string>& files_in, bool strict,
-                         Symbolizer& symbolizer, std::string* out, const MessageSink& err) {
+                         Symbolizer& symbolizer, std::string* out, const MessageSink& err,
+                         StackView view) {
   std::vector<std::string> files = files_in;
   if (files.empty()) files.push_back("-");
   std::vector<ProcessBacktraces> processes;
@@ -193,7 +263,7 @@ int run_backtrace_report(const std::vector<std::string>& files_in, bool strict,
       return 1;
     }
   }
-  *out = render_backtraces(processes, symbolize(processes, symbolizer));
+  *out = render_backtraces(processes, symbolize(processes, symbolizer), view);
   return status;
 }
 

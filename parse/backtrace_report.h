@@ -32,15 +32,21 @@ FrameName frame_name(const ProcessBacktraces& p, uint64_t ip, const SymbolTable&
 /// Resolves every frame of `processes`: one symbolizer call per module.
 SymbolTable symbolize(const std::vector<ProcessBacktraces>& processes, Symbolizer& symbolizer);
 
+/// What the stacks are shown for: every captured allocation, the blocks
+/// still live at each process's end (--leaks), or the temporaries
+/// (--temporary); the last two need records made with ACCOUNT_BACKTRACE_LEAKS.
+enum class StackView { kAllocations, kLeaks, kTemporary };
+
 /// The text report: per (test, operation), per process, the groups largest
-/// first (count, MiB, largest request), then one line a frame:
-/// `function (module+0xoffset) file:line`.
+/// first (count, MiB, largest request; or live blocks, or temporaries), then
+/// one line a frame: `function (module+0xoffset) file:line`.
 std::string render_backtraces(const std::vector<ProcessBacktraces>& processes,
-                              const SymbolTable& symbols);
+                              const SymbolTable& symbols, StackView view = StackView::kAllocations);
 
 /// Reads `files` ("-": standard input), symbolizes and renders. Exit status as
 /// run_report: 0, 2 when lines were skipped, 1 when an input cannot be read.
 int run_backtrace_report(const std::vector<std::string>& files, bool strict, Symbolizer& symbolizer,
-                         std::string* out, const MessageSink& err);
+                         std::string* out, const MessageSink& err,
+                         StackView view = StackView::kAllocations);
 
 }  // namespace account

@@ -45,11 +45,27 @@ std::string root_of(const ProcessBacktraces& p) {
   return root + clean(fmt::format("{}/{}", p.test, p.op)) + ";" + clean(program);
 }
 
+// The value of a group in the view: its bytes, its bytes live at the end,
+// or its temporaries' bytes (requests).
+uint64_t value_of(const AllocationGroup& g, StackView view) {
+  if (view == StackView::kLeaks) return g.leaks.live_bytes.value_or(0);
+  if (view == StackView::kTemporary) return g.leaks.temporary_bytes;
+  return g.bytes;
+}
+uint64_t value_of(const OtherAllocations& o, StackView view) {
+  if (view == StackView::kLeaks) return o.leaks.live_bytes.value_or(0);
+  if (view == StackView::kTemporary) return o.leaks.temporary_bytes;
+  return o.bytes;
+}
+
 class FoldedFormat : public OutputFormat {
  public:
+  explicit FoldedFormat(StackView view) : view_(view) {}
   void write(FormatInput input, const ByteSink& out) const override { out(text(input)); }
 
  private:
+  StackView view_;
+
   std::string text(const FormatInput& input) const {
     // Equal stacks of several processes (or groups) become one line.
     std::map<std::string, uint64_t> bytes_of_stack;
@@ -59,11 +75,12 @@ class FoldedFormat : public OutputFormat {
         std::string stack = root;
         for (auto ip = g.frames.rbegin(); ip != g.frames.rend(); ++ip)
           stack += ";" + frame_label(p, *ip, export_symbols(input));
-        add_saturating(bytes_of_stack[stack], g.bytes);
+        if (uint64_t v = value_of(g, view_)) add_saturating(bytes_of_stack[stack], v);
       }
       // Allocations the record kept no stack for still count in the totals.
-      if (p.other && p.other->bytes > 0)
-        add_saturating(bytes_of_stack[root + ";[stacks not kept in the record]"], p.other->bytes);
+      if (p.other && value_of(*p.other, view_) > 0)
+        add_saturating(bytes_of_stack[root + ";[stacks not kept in the record]"],
+                       value_of(*p.other, view_));
     }
     std::string out;
     for (const auto& [stack, bytes] : bytes_of_stack) out += fmt::format("{} {}\n", stack, bytes);
@@ -74,7 +91,15 @@ class FoldedFormat : public OutputFormat {
 }  // namespace
 
 std::unique_ptr<OutputFormat> make_folded_format() {
-  return std::make_unique<FoldedFormat>();
+  return std::make_unique<FoldedFormat>(StackView::kAllocations);
+}
+
+std::unique_ptr<OutputFormat> make_folded_leaks_format() {
+  return std::make_unique<FoldedFormat>(StackView::kLeaks);
+}
+
+std::unique_ptr<OutputFormat> make_folded_temporary_format() {
+  return std::make_unique<FoldedFormat>(StackView::kTemporary);
 }
 
 }  // namespace account

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 #include <tuple>
@@ -65,9 +66,18 @@ std::pair<std::string, int64_t> split_location(const std::string& location) {
 
 class ProfileBuilder {
  public:
-  explicit ProfileBuilder(const SymbolTable& symbols) : symbols_(symbols), strings_(&profile_) {
+  // `leaks`: some record followed its blocks (ACCOUNT_BACKTRACE_LEAKS): four
+  // more sample types, what was live at the end and what was temporary.
+  ProfileBuilder(const SymbolTable& symbols, bool leaks)
+      : symbols_(symbols), strings_(&profile_), leaks_(leaks) {
     add_value_type(profile_.add_sample_type(), "alloc_objects", "count");
     add_value_type(profile_.add_sample_type(), "alloc_space", "bytes");
+    if (leaks) {
+      add_value_type(profile_.add_sample_type(), "leaked_objects", "count");
+      add_value_type(profile_.add_sample_type(), "leaked_space", "bytes");
+      add_value_type(profile_.add_sample_type(), "temporary_objects", "count");
+      add_value_type(profile_.add_sample_type(), "temporary_space", "bytes");
+    }
     add_value_type(profile_.mutable_period_type(), "alloc_space", "bytes");
     profile_.set_default_sample_type(strings_.index("alloc_space"));
     profile_.add_comment(strings_.index(
@@ -96,6 +106,7 @@ class ProfileBuilder {
       for (uint64_t ip : g.frames) s->add_location_id(location_of(p, ip));  // leaf first
       s->add_value(int64_t(g.count));
       s->add_value(int64_t(g.bytes));
+      add_leak_values(s, g.leaks);
       for (const pb::Label& l : labels) *s->add_label() = l;
     }
     if (p.other && p.other->count > 0) {
@@ -103,6 +114,7 @@ class ProfileBuilder {
       pb::Sample* s = profile_.add_sample();
       s->add_value(int64_t(p.other->count));
       s->add_value(int64_t(p.other->bytes));
+      add_leak_values(s, p.other->leaks);
       for (const pb::Label& l : labels) *s->add_label() = l;
       text_label("stack", "not kept in the record");
       *s->add_label() = labels.back();
@@ -121,6 +133,15 @@ class ProfileBuilder {
   }
 
  private:
+  // 0 where the record did not follow the blocks (or the image exec'd).
+  void add_leak_values(pb::Sample* s, const LeakFigures& l) {
+    if (!leaks_) return;
+    s->add_value(int64_t(l.live_count.value_or(0)));
+    s->add_value(int64_t(l.live_bytes.value_or(0)));
+    s->add_value(int64_t(l.temporary_count));
+    s->add_value(int64_t(l.temporary_bytes));
+  }
+
   void add_value_type(pb::ValueType* v, const char* type, const char* unit) {
     v->set_type(strings_.index(type));
     v->set_unit(strings_.index(unit));
@@ -185,6 +206,7 @@ class ProfileBuilder {
   const SymbolTable& symbols_;
   pb::Profile profile_;
   Strings strings_;
+  bool leaks_;
   std::map<std::tuple<std::string, uint64_t, uint64_t, uint64_t>, uint64_t> mappings_;
   std::map<std::pair<std::string, std::string>, uint64_t> functions_;
   std::map<std::pair<uint64_t, uint64_t>, uint64_t> locations_;
@@ -197,8 +219,11 @@ class PprofFormat : public OutputFormat {
 
  private:
   std::string text(const FormatInput& input) const {
-    ProfileBuilder builder(export_symbols(input));
-    for (const ProcessBacktraces& p : export_backtraces(input)) builder.add_process(p);
+    const std::vector<ProcessBacktraces>& processes = export_backtraces(input);
+    bool leaks = std::any_of(processes.begin(), processes.end(),
+                             [](const ProcessBacktraces& p) { return p.leaks; });
+    ProfileBuilder builder(export_symbols(input), leaks);
+    for (const ProcessBacktraces& p : processes) builder.add_process(p);
     return builder.finish();
   }
 };

@@ -14,6 +14,10 @@ namespace account {
 std::unique_ptr<OutputFormat> make_chrome_trace_format();
 std::unique_ptr<OutputFormat> make_pprof_format();
 std::unique_ptr<OutputFormat> make_folded_format();
+/// Folded stacks of the blocks live at each process's end, and of temporaries
+/// (records made with ACCOUNT_BACKTRACE_LEAKS): bytes requested a stack.
+std::unique_ptr<OutputFormat> make_folded_leaks_format();
+std::unique_ptr<OutputFormat> make_folded_temporary_format();
 std::unique_ptr<OutputFormat> make_openmetrics_format();
 
 /// The operations an export is made of (the input's only aggregation).

@@ -24,6 +24,8 @@ enum class Format {
   kChromeTrace,
   kPprof,
   kFolded,
+  kFoldedLeaks,
+  kFoldedTemporary,
   kOpenMetrics
 };
 /// The formats of account export (the same enum: one registry).

@@ -36,6 +36,10 @@ const FormatEntry kEntries[] = {
     {Format::kPprof, "pprof", nullptr, kExport, true, true, false, any_command<make_pprof_format>},
     {Format::kFolded, "folded", nullptr, kExport, false, true, false,
      any_command<make_folded_format>},
+    {Format::kFoldedLeaks, "folded-leaks", nullptr, kExport, false, true, false,
+     any_command<make_folded_leaks_format>},
+    {Format::kFoldedTemporary, "folded-temporary", nullptr, kExport, false, true, false,
+     any_command<make_folded_temporary_format>},
     {Format::kOpenMetrics, "openmetrics", nullptr, kExport, false, false, false,
      any_command<make_openmetrics_format>},
 };

@@ -76,7 +76,7 @@ expect "csv html json markdown svg table" account report -f ''
 expect "csv" account report --format c
 expect "--format=csv" account report --format=c
 expect "csv html json markdown table" account compare --format ''
-expect "chrome-trace folded openmetrics pprof" account export -f ''
+expect "chrome-trace folded folded-leaks folded-temporary openmetrics pprof" account export -f ''
 # --by.
 expect "host process" account report --by ''
 # Metric names: --percentiles and --sort take the table's metrics.

@@ -37,12 +37,13 @@ TEST(ExportCli, UnknownOrMissingFormatIsOneLineListingTheFormats) {
   EXPECT_EQ(unknown.status, 1);
   EXPECT_EQ(unknown.err,
             "account: export: unknown format 'svg': use chrome-trace, pprof, folded, "
-            "openmetrics\n");
+            "folded-leaks, folded-temporary, openmetrics\n");
   EXPECT_EQ(unknown.out, "");
   Shell none = account("export export/records.jsonl");
   EXPECT_EQ(none.status, 1);
   EXPECT_EQ(none.err,
-            "account: export: --format is required: chrome-trace, pprof, folded, openmetrics\n");
+            "account: export: --format is required: chrome-trace, pprof, folded, folded-leaks, "
+            "folded-temporary, openmetrics\n");
 }
 
 TEST(ExportCli, BadLinesAndMissingFilesAsReport) {
