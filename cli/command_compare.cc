@@ -46,7 +46,10 @@ int command_compare(const Args& args) {
        "largest operation")
       ("include-failed", po::bool_switch(&o.include_failed),
        (std::string("count failed runs (") + kFailedRunsAre + ") in the figures").c_str())
-      ("strict", po::bool_switch(&o.strict), "stop at the first bad line (exit status 1)");
+      ("strict", po::bool_switch(&o.strict), "stop at the first bad line (exit status 1)")
+      ("backtraces", po::bool_switch(&o.backtraces),
+       "instead of the table: the call stacks whose allocated bytes a run grew or shrank "
+       "(records made with --backtrace-min), text only");
   // clang-format on
   po::variables_map vm = parse_with_files(args, d, &o.files);
   if (vm.count("help")) {
@@ -84,6 +87,9 @@ int command_compare(const Args& args) {
     o.sort = parse_metric(sort);
     if (!o.sort) throw UsageError{"compare: --sort: " + unknown_metric(sort)};
   }
+  if (o.backtraces && (o.format != Format::kTable || vm.count("columns") || vm.count("sort")))
+    throw UsageError{
+        "compare: --backtraces is text only and takes no --format, --columns or --sort"};
   if (o.files.size() < 2)
     throw UsageError{"compare: needs at least two record files (try account compare --help)"};
   if (!names.empty()) {
@@ -94,7 +100,8 @@ int command_compare(const Args& args) {
   }
   OutputFile file("compare", output, read_files(o.files));
   std::unique_ptr<Symbolizer> symbolizer;
-  if (o.format == Format::kHtml) o.symbolizer = (symbolizer = make_addr2line_symbolizer()).get();
+  if (o.format == Format::kHtml || o.backtraces)
+    o.symbolizer = (symbolizer = make_addr2line_symbolizer()).get();
   // Streamed into the temporary file (a page section by section); renamed
   // into place only when whole.
   int status = run_compare(

@@ -8,6 +8,7 @@
 
 #include "commands/read_inputs.h"
 #include "compare/compare_table.h"
+#include "compare/stack_diff.h"
 #include "formats/html_report.h"
 #include "formats/registry.h"
 
@@ -69,6 +70,26 @@ int run_compare(const CompareOptions& options, const ByteSink& out, const Messag
       if (!first_empty && !ops[f.later].empty()) figures.push_back(std::move(f));
     gate =
         settle_gate(judge_gates(figures, ops.size() > 2), "compare", options.allow_unjudged, err);
+  }
+  if (options.backtraces) {
+    // Every later file against the first, one section each.
+    std::vector<std::vector<ProcessBacktraces>> traces;
+    std::vector<SymbolTable> symbols;
+    for (const std::string& f : options.files) {
+      traces.push_back(f == "-" ? std::vector<ProcessBacktraces>{} : read_backtraces({f}));
+      symbols.push_back(traces.back().empty() || !options.symbolizer
+                            ? SymbolTable{}
+                            : symbolize(traces.back(), *options.symbolizer));
+    }
+    std::string text;
+    for (size_t i = 1; i < options.files.size(); ++i) {
+      if (i > 1) text += '\n';
+      StackSide before{names[0], &traces[0], &symbols[0], &ops[0]};
+      StackSide after{names[i], &traces[i], &symbols[i], &ops[i]};
+      text += render_stack_diff(stack_diff(before, after), names[0], names[i]);
+    }
+    out(text);
+    return final_status(status, failed, gate);
   }
   FormatInput input;
   input.table = std::move(table);

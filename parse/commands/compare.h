@@ -27,6 +27,9 @@ struct CompareOptions {
   bool allow_unjudged = false;       ///< --allow-unjudged: what the gate cannot judge passes
   std::optional<Metric> sort;        ///< --sort KEY
   Symbolizer* symbolizer = nullptr;  ///< names backtrace frames in the HTML page
+  /// --backtraces: instead of the table, the call stacks whose allocated bytes
+  /// changed (compare/stack_diff.h), text only.
+  bool backtraces = false;
 };
 
 /// Exit status as run_report's, and with fail_on (gate.h): 3 when a gated

@@ -4,6 +4,7 @@
 // both exports.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 
@@ -137,6 +138,69 @@ TEST(LeakSites, RecordsWithoutLeaksSaySo) {
   ProgramResult alone = account({"report", "--leaks", out});
   EXPECT_EQ(alone.status, 1);
   EXPECT_EQ(alone.err, "account: report: --leaks and --temporary go with --backtraces\n");
+}
+
+}  // namespace
+}  // namespace account::testing
+
+namespace account::testing {
+namespace {
+
+// Records of two runs each of the leaks program in `mode`, all blocks captured.
+std::string build_records(const TempDir& dir, const std::string& mode) {
+  std::string out = dir.path() + "/" + mode + ".jsonl";
+  for (int run = 0; run < 2; ++run) {
+    ProgramResult r = account({"run", "-q", "--backtrace-min", "1", "--test", "t", "--op", "o",
+                               "-o", out, "--", test_program("leaks"), mode});
+    EXPECT_EQ(r.status, 0) << r.err;
+  }
+  return out;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+TEST(StackDiff, ABuildWithOneMoreAllocationSiteShowsThatSiteAloneAsGrown) {
+  TempDir dir;
+  std::string before = build_records(dir, "three");
+  std::string after = build_records(dir, "four");
+  ProgramResult diff = account({"compare", "--backtraces", "--names", "A,B", before, after});
+  ASSERT_EQ(diff.status, 0) << diff.err;
+  // keep_extra's 4000 bytes a run, and no other stack changed either way.
+  EXPECT_NE(diff.out.find("Test t, operation o (2 runs, 2 runs)\n  grew:\n       +3.91 KiB  0 B -> "
+                          "3.91 KiB  leaks;"),
+            std::string::npos)
+      << diff.out;
+  EXPECT_EQ(occurrences(diff.out, ";keep_extra\n"), 1u) << diff.out;
+  EXPECT_EQ(diff.out.find("shrank:"), std::string::npos) << diff.out;
+  EXPECT_EQ(lines_of(diff.out).size(), 5u) << diff.out;
+
+  // The exported profiles say the same: B's folded stacks are A's and one more.
+  ProgramResult a = account({"export", "--format", "folded", before});
+  ProgramResult b = account({"export", "--format", "folded", after});
+  ASSERT_EQ(a.status, 0);
+  ASSERT_EQ(b.status, 0);
+  std::vector<std::string> only_b;
+  std::vector<std::string> a_lines = lines_of(a.out);
+  for (const std::string& line : lines_of(b.out))
+    if (std::find(a_lines.begin(), a_lines.end(), line) == a_lines.end()) only_b.push_back(line);
+  ASSERT_EQ(only_b.size(), 1u) << b.out;
+  EXPECT_NE(only_b[0].find(";main;keep_extra 8000"), std::string::npos) << only_b[0];
+  EXPECT_EQ(lines_of(b.out).size(), a_lines.size() + 1);
+}
+
+TEST(StackDiff, IsTextOnly) {
+  TempDir dir;
+  std::string a = build_records(dir, "three");
+  ProgramResult r = account({"compare", "--backtraces", "--format", "csv", a, a});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err,
+            "account: compare: --backtraces is text only and takes no --format, --columns or "
+            "--sort\n");
 }
 
 }  // namespace

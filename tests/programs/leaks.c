@@ -5,6 +5,8 @@
 //   leaks three         leaks 1000 bytes from keep_small() and 2000 and 3000
 //                       from keep_large(), frees every other block; prints
 //                       "usable=N", the three blocks' malloc_usable_size
+//   leaks four          as three, and 4000 bytes more kept from keep_extra():
+//                       one allocation site more (compare --backtraces)
 //   leaks temporaries N N pairs of malloc(64) and free
 //   leaks interleaved N N rounds of a = malloc(48), b = malloc(80), free(a),
 //                       free(b): only b is a temporary (a outlives b's malloc)
@@ -23,6 +25,7 @@
 #include <unistd.h>
 
 static void* volatile g_kept[3];
+static void* volatile g_extra;
 
 static void say_usable(size_t n) {
   char text[64] = "usable=";
@@ -43,6 +46,10 @@ __attribute__((noinline)) static void keep_small(void) {
 __attribute__((noinline)) static void keep_large(void) {
   g_kept[1] = malloc(2000);
   g_kept[2] = malloc(3000);
+}
+
+__attribute__((noinline)) static void keep_extra(void) {
+  g_extra = malloc(4000);
 }
 
 static int three(void) {
@@ -113,6 +120,7 @@ int main(int argc, char** argv) {
   const char* mode = argv[1];
   if (strcmp(mode, "none") == 0) return 0;
   if (strcmp(mode, "three") == 0) return three();
+  if (strcmp(mode, "four") == 0) return keep_extra(), three();
   if (strcmp(mode, "temporaries") == 0 && argc > 2) return temporaries(atol(argv[2]));
   if (strcmp(mode, "interleaved") == 0 && argc > 2) return interleaved(atol(argv[2]));
   if (strcmp(mode, "calls") == 0) return calls();
