@@ -333,6 +333,40 @@ void sort_children(IcicleNode* node) {
 
 }  // namespace
 
+namespace {
+
+void merge_into(IcicleDiffNode* into, const IcicleNode& from, double per_run, bool after) {
+  (after ? into->after : into->before) += double(from.bytes) / per_run;
+  for (const IcicleNode& c : from.children) {
+    auto it = std::find_if(into->children.begin(), into->children.end(),
+                           [&](const IcicleDiffNode& d) { return d.name == c.name; });
+    if (it == into->children.end()) {
+      into->children.push_back({c.name, 0, 0, {}});
+      it = into->children.end() - 1;
+    }
+    merge_into(&*it, c, per_run, after);
+  }
+}
+
+void sort_diff(IcicleDiffNode* n) {
+  std::stable_sort(n->children.begin(), n->children.end(),
+                   [](const IcicleDiffNode& a, const IcicleDiffNode& b) {
+                     return std::max(a.before, a.after) > std::max(b.before, b.after);
+                   });
+  for (IcicleDiffNode& c : n->children) sort_diff(&c);
+}
+
+}  // namespace
+
+IcicleDiffNode icicle_diff(const IcicleNode& before, size_t runs_before, const IcicleNode& after,
+                           size_t runs_after) {
+  IcicleDiffNode root{"all", 0, 0, {}};
+  merge_into(&root, before, double(std::max<size_t>(runs_before, 1)), false);
+  merge_into(&root, after, double(std::max<size_t>(runs_after, 1)), true);
+  sort_diff(&root);
+  return root;
+}
+
 IcicleNode icicle_of_operation(const std::vector<ProcessBacktraces>& processes,
                                const std::string& test, const std::string& op,
                                const SymbolTable& symbols) {

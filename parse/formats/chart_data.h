@@ -37,6 +37,11 @@ MemoryChartData memory_chart_of_run(const RunFigures& run, size_t largest = 4,
 std::vector<TimelineRow> timeline_of_run(const RunFigures& run, double* span_s,
                                          size_t max_rows = 60);
 
+/// Two builds' call trees of (test, op) merged by frame name, each divided by
+/// its number of runs (at least 1): bytes a run before and after.
+IcicleDiffNode icicle_diff(const IcicleNode& before, size_t runs_before, const IcicleNode& after,
+                           size_t runs_after);
+
 /// The call tree of the large allocations of (test, op), root first ("all",
 /// then main, ...), frames named as `account report --backtraces` names them.
 IcicleNode icicle_of_operation(const std::vector<ProcessBacktraces>& processes,

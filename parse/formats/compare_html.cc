@@ -162,6 +162,34 @@ std::string side_by_side(const CompareHtmlInput& in, const OperationRows& o, Cha
   return out + "</div>\n";
 }
 
+// Each later build's allocation call tree against the first's, bytes a run.
+std::string allocation_difference(const CompareHtmlInput& in, const OperationRows& o) {
+  if (in.inputs.size() < 2 || in.backtraces.size() < in.inputs.size()) return "";
+  static const SymbolTable kNone;
+  auto tree_of = [&](size_t b, size_t* runs) {
+    const Operation* op = find_op(in.inputs[b], o.test, o.op);
+    *runs = op ? op->runs.size() : 0;
+    return icicle_of_operation(in.backtraces[b], o.test, o.op,
+                               b < in.symbols.size() ? in.symbols[b] : kNone);
+  };
+  size_t runs0 = 0;
+  IcicleNode first = tree_of(0, &runs0);
+  std::string out;
+  for (size_t b = 1; b < in.inputs.size(); ++b) {
+    size_t runs = 0;
+    IcicleNode later = tree_of(b, &runs);
+    if (first.bytes == 0 && later.bytes == 0) continue;
+    out += fmt::format(
+        "<h3>What grew and shrank: {} against {}</h3>\n<p class=\"meta\">Both builds' call "
+        "trees merged by function, bytes a run; widths by the larger of the two, red where "
+        "{} allocates more, blue where it allocates less, grey where they are equal. Hover a "
+        "frame for both figures.</p>\n",
+        html_escape(in.names[b]), html_escape(in.names[0]), html_escape(in.names[b]));
+    out += inline_svg(icicle_diff_svg(icicle_diff(first, runs0, later, runs)));
+  }
+  return out;
+}
+
 }  // namespace
 
 void compare_html(const CompareHtmlInput& in, const ByteSink& sink) {
@@ -194,6 +222,7 @@ void compare_html(const CompareHtmlInput& in, const ByteSink& sink) {
     out += "<h3>Processes</h3>\n" + timeline_section(in, o);
     out += "<h3>Where the large allocations come from</h3>\n" +
            side_by_side(in, o, ChartKind::kAllocations);
+    out += allocation_difference(in, o);
     out += "</section>\n";
     sink(out);
   }

@@ -255,6 +255,71 @@ std::string icicle_svg(const IcicleNode& root, int width) {
   return out;
 }
 
+namespace {
+
+double diff_width(const IcicleDiffNode& n) {
+  return std::max(n.before, n.after);
+}
+
+size_t diff_depth(const IcicleDiffNode& n) {
+  size_t d = 0;
+  for (const IcicleDiffNode& c : n.children) d = std::max(d, diff_depth(c));
+  return d + 1;
+}
+
+// Grew: red, shrank: blue, saturation by the change against the frame's width.
+std::string diff_fill(const IcicleDiffNode& n) {
+  double w = diff_width(n);
+  double change = w > 0 ? (n.after - n.before) / w : 0;
+  if (std::fabs(change) < 1e-9) return "#d9d4cf";
+  int light = 88 - int(std::min(1.0, std::fabs(change)) * 40);
+  return fmt::format("hsl({},80%,{}%)", change > 0 ? 4 : 215, light);
+}
+
+void diff_rows(const IcicleDiffNode& n, double x0, double w, size_t depth, const LinearScale& x,
+               std::string* out) {
+  const double row_h = 18;
+  double px0 = x(x0), px1 = x(x0 + w);
+  if (px1 - px0 < 0.5) return;
+  double y = 4 + row_h * double(depth);
+  double change = n.after - n.before;
+  std::string hover = fmt::format("{}\n{} -> {} a run ({}{})", n.name, mib_text(n.before),
+                                  mib_text(n.after), change > 0 ? "+" : "", mib_text(change));
+  *out += fmt::format(
+      "<g class=\"diff\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" "
+      "stroke=\"#fff\" stroke-width=\"0.5\"/><title>{}</title>",
+      num(px0), num(y), num(px1 - px0), num(row_h - 1), diff_fill(n), xml_escape(hover));
+  std::string name = n.name;
+  size_t fits = size_t(std::max(0.0, (px1 - px0 - 6) / 6.5));
+  if (fits >= 3) {
+    if (name.size() > fits) name = name.substr(0, fits - 1) + "…";
+    *out += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#222\" pointer-events=\"none\">{}</text>",
+                        num(px0 + 3), num(y + 12.5), xml_escape(name));
+  }
+  *out += "</g>\n";
+  // Children's larger figures can sum above the frame's (one grew as another
+  // shrank): they then share its width in proportion.
+  double total = diff_width(n), sum = 0, at = x0;
+  for (const IcicleDiffNode& c : n.children) sum += diff_width(c);
+  total = std::max(total, sum);
+  for (const IcicleDiffNode& c : n.children) {
+    double cw = total > 0 ? w * diff_width(c) / total : 0;
+    diff_rows(c, at, cw, depth + 1, x, out);
+    at += cw;
+  }
+}
+
+}  // namespace
+
+std::string icicle_diff_svg(const IcicleDiffNode& root, int width) {
+  int height = int(8 + 18.0 * double(diff_depth(root)));
+  std::string out = svg_open(width, height, "allocations by call stack: what grew and shrank");
+  LinearScale x{0, 1, 2, double(width) - 2};
+  diff_rows(root, 0, 1, 0, x, &out);
+  out += "</svg>\n";
+  return out;
+}
+
 std::string compare_bars_svg(const std::vector<CompareFigure>& figures, int width) {
   const double label_w = 150, text_w = 170, bar_h = 14, gap = 10, title_h = 16;
   double height = 4;

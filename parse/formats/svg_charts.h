@@ -68,6 +68,19 @@ struct IcicleNode {
 /// Frames as rows from the root down, widths by bytes, calls and bytes on hover.
 std::string icicle_svg(const IcicleNode& root, int width = 880);
 
+/// A node of two builds' allocation call trees merged by frame name: bytes a
+/// run before and after.
+struct IcicleDiffNode {
+  std::string name;
+  double before = 0, after = 0;
+  std::vector<IcicleDiffNode> children;
+};
+
+/// The difference flame graph (icicle): widths by the larger of a frame's two
+/// figures, so what shrank stays visible; red where it grew, blue where it
+/// shrank, deeper the larger the change against its width; grey where equal.
+std::string icicle_diff_svg(const IcicleDiffNode& root, int width = 880);
+
 /// One figure of one operation in every build, as compare's table shows it.
 struct CompareFigure {
   std::string title;  ///< the column's heading, "CPU (s)"

@@ -278,3 +278,29 @@ TEST(ChartData, TheIcicleIsRootFirstWithBytesAndCallsSummed) {
 
 }  // namespace
 }  // namespace account
+
+namespace account {
+namespace {
+
+TEST(ChartData, TheDifferenceTreeIsBytesARunMergedByName) {
+  IcicleNode before{"all", 300, 3, {{"main", 300, 3, {{"a", 240, 2, {}}, {"b", 60, 1, {}}}}}};
+  IcicleNode after{"all", 150, 2, {{"main", 150, 2, {{"a", 50, 1, {}}, {"c", 100, 1, {}}}}}};
+  IcicleDiffNode d = icicle_diff(before, 3, after, 1);
+  EXPECT_EQ(d.before, 100);
+  EXPECT_EQ(d.after, 150);
+  ASSERT_EQ(d.children.size(), 1u);
+  const IcicleDiffNode& main = d.children[0];
+  ASSERT_EQ(main.children.size(), 3u);
+  // Largest of the two figures first: c (100), a (80 -> 50), b (20 -> 0).
+  EXPECT_EQ(main.children[0].name, "c");
+  EXPECT_EQ(main.children[0].before, 0);
+  EXPECT_EQ(main.children[0].after, 100);
+  EXPECT_EQ(main.children[1].name, "a");
+  EXPECT_EQ(main.children[1].before, 80);
+  EXPECT_EQ(main.children[1].after, 50);
+  EXPECT_EQ(main.children[2].name, "b");
+  EXPECT_EQ(main.children[2].after, 0);
+}
+
+}  // namespace
+}  // namespace account

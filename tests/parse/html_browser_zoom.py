@@ -175,6 +175,13 @@ def main():
             memory_charts = b.js("document.querySelectorAll('svg[aria-label=\"memory over time\"]').length")
             check(memory_charts == sections, "compare: %s memory charts for %s operations" %
                   (memory_charts, sections))
+            # Both clones recorded backtraces: each operation has its difference icicle.
+            diffs = b.js("document.querySelectorAll('svg[aria-label=\"allocations by call stack: "
+                         "what grew and shrank\"]').length")
+            check(diffs == sections, "compare: %s difference icicles for %s operations" %
+                  (diffs, sections))
+            frames = b.js("document.querySelectorAll('g.diff').length")
+            check(frames >= 3 * sections, "compare: %s frames in the difference icicles" % frames)
             compare_ticks, _ = zoom_and_reset(b, labels_tool, chart("process timeline"),
                                               "compare's process timeline", "double-click")
             # The first operation's memory curves and processes, for the docs.
@@ -187,6 +194,14 @@ def main():
             shot = b.call("Page.captureScreenshot",
                           {"format": "png", "clip": area, "captureBeyondViewport": True})
             with open(os.path.join(out, "compare-charts.png"), "wb") as f:
+                f.write(base64.b64decode(shot["data"]))
+            area = b.js("""(function () {
+              var d = document.querySelector('svg[aria-label="allocations by call stack: what grew and shrank"]').getBoundingClientRect();
+              return { x: 0, y: d.top + scrollY - 60, width: 1366, height: d.height + 80, scale: 1 };
+            })()""")
+            shot = b.call("Page.captureScreenshot",
+                          {"format": "png", "clip": area, "captureBeyondViewport": True})
+            with open(os.path.join(out, "compare-difference.png"), "wb") as f:
                 f.write(base64.b64decode(shot["data"]))
             messages = b.console_messages()
             check(not messages, "the compare page logged: %s" % messages[:3])

@@ -120,3 +120,36 @@ TEST(SvgCharts, IcicleWidthsAreByBytes) {
 
 }  // namespace
 }  // namespace account
+
+namespace account {
+namespace {
+
+TEST(SvgCharts, DifferenceIcicleWidthsByTheLargerFigureColoursByTheChange) {
+  // keep grew 0 -> 25 MiB, read shrank 75 -> 50, pack equal at 25.
+  IcicleDiffNode root{"all", 100 * 1048576.0, 100 * 1048576.0, {}};
+  root.children.push_back({"read", 75 * 1048576.0, 50 * 1048576.0, {}});
+  root.children.push_back({"pack", 25 * 1048576.0, 25 * 1048576.0, {}});
+  root.children.push_back({"keep", 0, 25 * 1048576.0, {}});
+  std::string svg = icicle_diff_svg(root, 880);
+  // 876 px for the root's 100 MiB; the children's larger figures sum to 125
+  // MiB: 60 %, 20 %, 20 % of it.
+  EXPECT_NE(
+      svg.find("<rect x=\"2\" y=\"22\" width=\"525.6\" height=\"17\" fill=\"hsl(215,80%,75%)\""),
+      std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find("<rect x=\"527.6\" y=\"22\" width=\"175.2\" height=\"17\" fill=\"#d9d4cf\""),
+            std::string::npos)
+      << svg;
+  EXPECT_NE(
+      svg.find("<rect x=\"702.8\" y=\"22\" width=\"175.2\" height=\"17\" fill=\"hsl(4,80%,48%)\""),
+      std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find("<title>keep\n0.00 MiB -&gt; 25.00 MiB a run (+25.00 MiB)</title>"),
+            std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find("aria-label=\"allocations by call stack: what grew and shrank\""),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace account
