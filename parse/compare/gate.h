@@ -2,7 +2,7 @@
 /// judge, which of those fail, and why the others could not be judged. It
 /// fails closed: a figure it could not judge is never a pass unless the user
 /// says so (--allow-unjudged). The false alarms of all judged figures together
-/// are held at 5 % by Holm's rule (holm.h; docs/report.md, "A gate for CI").
+/// are held at 5 % by Holm's rule (holm.h; docs/gate.md).
 #pragma once
 
 #include <optional>

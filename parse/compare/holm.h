@@ -1,7 +1,7 @@
 /// Holm's step-down rule: many tests at once with the chance of any false
 /// alarm among them (the family-wise error) held at the level asked, whatever
 /// the dependence between the tests. The gate of `account compare` judges
-/// every gated figure with it (docs/report.md, "A gate for CI").
+/// every gated figure with it (docs/gate.md).
 #pragma once
 
 #include <vector>

@@ -7,7 +7,7 @@
 # start-up cancels; free's is its loop's minus malloc's. The nanoseconds are
 # medians of interleaved rounds (bare, forward-only, shim, bare, ...), of 20
 # times as many calls (the growing-heap loops: as many).
-# See docs/overhead.md, "The per-call cost table".
+# See docs/per-call-cost.md.
 #
 # usage: perf-tests/bench/per_call_cost.sh [--build DIR] [--calls N] [--rounds R]
 #   --build DIR  a build with libaccount/libaccount.so (default: build-bench,

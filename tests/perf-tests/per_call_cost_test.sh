@@ -2,7 +2,7 @@
 # perf-tests/bench/per_call_cost.sh (issue 40.1), small: every entry point has
 # its row, and the instruction counts, which callgrind makes deterministic on
 # one C library, stay within the cost the shim has today: a copy at most 10
-# instructions beyond forwarding (9 on Debian 12's glibc 2.36), a steady
+# instructions beyond forwarding (8 on Debian 12's glibc 2.36, 10 for libc's own), a steady
 # malloc+free pair at most 24 a call (23), a calloc+free pair at most 27 a
 # call (25). A slower hot path fails here, not
 # in a noisy wall-clock ratio.
