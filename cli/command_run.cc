@@ -240,6 +240,7 @@ int command_run(const Args& args) {
   set_env("ACCOUNT_SAMPLE_MS", std::to_string(o.interval_ms));
   if (o.timeline) set_env("ACCOUNT_TIMELINE", "1");
   if (!o.backtrace_min.empty()) set_env("ACCOUNT_BACKTRACE_MIN", o.backtrace_min);
+  if (!o.backtrace_sample.empty()) set_env("ACCOUNT_BACKTRACE_SAMPLE", o.backtrace_sample);
   if (o.leaks) set_env("ACCOUNT_BACKTRACE_LEAKS", "1");
   std::vector<std::string> prepare_env;
   if (!o.prepare.empty()) prepare_env = unaccounted_environment(shim);

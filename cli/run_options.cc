@@ -31,6 +31,9 @@ po::options_description run_options(RunOptions& o) {
       "come up to one interval, at most 5 ms, late")(
       "backtrace-min", po::value(&o.backtrace_min),
       "capture a backtrace for each allocation of at least SIZE (e.g. 10M)")(
+      "backtrace-sample", po::value(&o.backtrace_sample),
+      "capture about one allocation every SIZE bytes allocated (e.g. 512K), whatever its "
+      "size: a whole-heap profile whose counts and bytes are estimates")(
       "leaks", po::bool_switch(&o.leaks),
       "follow captured blocks to their free: the stacks of the heap at each process's end "
       "and of temporaries (account report --backtraces --leaks); without --backtrace-min, "
@@ -66,10 +69,24 @@ po::options_description run_options(RunOptions& o) {
 }
 
 void split_command(const Args& args, Args* options, Args* command) {
-  static const char* const kTakesValue[] = {
-      "--test",   "--op",      "-o",           "--output",        "--interval",    "--timeout",
-      "--repeat", "--prepare", "--kill-after", "--backtrace-min", "--stop-signal", "--store",
-      "--commit", "--repo",    "--branch",     "--budget",        "--cgroup"};
+  static const char* const kTakesValue[] = {"--test",
+                                            "--op",
+                                            "-o",
+                                            "--output",
+                                            "--interval",
+                                            "--timeout",
+                                            "--repeat",
+                                            "--prepare",
+                                            "--kill-after",
+                                            "--backtrace-min",
+                                            "--backtrace-sample",
+                                            "--stop-signal",
+                                            "--store",
+                                            "--commit",
+                                            "--repo",
+                                            "--branch",
+                                            "--budget",
+                                            "--cgroup"};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") {
@@ -121,6 +138,11 @@ void check_values(RunOptions& o, const po::variables_map& vm) {
   else
     throw UsageError{fmt::format("run: --cgroup {}: not one of auto, off, require", o.cgroup_text)};
   if (vm.count("backtrace-min")) size_option("run", "--backtrace-min", o.backtrace_min);
+  if (vm.count("backtrace-sample")) size_option("run", "--backtrace-sample", o.backtrace_sample);
+  if (!o.backtrace_sample.empty() && (!o.backtrace_min.empty() || o.leaks))
+    throw UsageError{
+        "run: --backtrace-sample takes no --backtrace-min or --leaks (a sampled "
+        "block stands for others: its free says nothing of theirs)"};
   if (vm.count("budget")) o.budgets = budgets_option(o.budget_text);
   if (vm.count("prepare") && o.prepare.empty())
     throw UsageError{"run: --prepare needs a command for sh -c"};

@@ -23,7 +23,7 @@ constexpr int kRunFailed = 125;
 extern const char kRunHelp[];
 
 struct RunOptions {
-  std::string test, op, output, backtrace_min, prepare;
+  std::string test, op, output, backtrace_min, backtrace_sample, prepare;
   // As typed: checked by check_values, never wrapped by an unsigned parse.
   std::string interval_text, timeout_text, repeat_text, kill_after_text;
   unsigned interval_ms = kDefaultIntervalMs;

@@ -30,6 +30,48 @@ __thread int tls_capturing __attribute__((tls_model("initial-exec"))) = 0;
 
 namespace {
 
+// ACCOUNT_BACKTRACE_SAMPLE: the mean number of bytes between two captures,
+// and each thread's bytes left before its next one (0: not drawn yet) and
+// random state (0: not seeded).
+uint64_t g_sample_bytes = 0;
+__thread int64_t tls_sample_left __attribute__((tls_model("initial-exec"))) = 0;
+__thread uint64_t tls_sample_random __attribute__((tls_model("initial-exec"))) = 0;
+
+// The next interval, uniform in [N/2, 3N/2): mean N, and never the same
+// phase twice, so an allocation pattern with a period cannot alias with it
+// (xorshift64*, seeded per thread from the clock and its TLS address).
+int64_t next_sample_interval() {
+  uint64_t& x = tls_sample_random;
+  if (x == 0) x = (realtime_ns() ^ reinterpret_cast<uint64_t>(&x)) | 1;
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  uint64_t r = (x * 0x2545f4914f6cdd1dull) >> 11;  // 53 random bits
+  uint64_t half = g_sample_bytes / 2;
+  return int64_t(half + (r % (g_sample_bytes ? g_sample_bytes : 1)) + 1);
+}
+
+// Whether this allocation is the one that crosses the thread's countdown,
+// and what it then stands for: a request under the mean interval N stands
+// for N bytes in about N / requested allocations like it, a larger one for
+// itself (it is nearly always sampled).
+bool sample_due(uint64_t requested, CaptureWeight* w) {
+  if (tls_sample_left == 0) tls_sample_left = next_sample_interval();
+  tls_sample_left -= int64_t(requested);
+  if (tls_sample_left > 0) return false;
+  tls_sample_left += next_sample_interval();
+  if (tls_sample_left <= 0) tls_sample_left = next_sample_interval();
+  if (requested < g_sample_bytes) {
+    w->bytes = g_sample_bytes;
+    w->count = (g_sample_bytes + requested / 2) / (requested ? requested : 1);
+  }
+  return true;
+}
+
+}  // namespace
+
+namespace {
+
 // Frames of the shim and the unwinder above the program's own (unw_backtrace,
 // unwinder_capture, capture_large_allocation, the interposer, realloc under
 // reallocarray): unwound as well, then skipped.
@@ -102,6 +144,8 @@ void start_leaks() {
 void capture_large_allocation(uint64_t requested, void* block) {
   BacktraceStore* store = __atomic_load_n(&g_backtrace_store, __ATOMIC_ACQUIRE);
   if (tls_capturing || store == nullptr) return;
+  CaptureWeight weight{1, requested, requested};
+  if (g_sample_bytes && !sample_due(requested, &weight)) return;
   tls_capturing = 1;
   int saved_errno = errno;
 
@@ -113,7 +157,7 @@ void capture_large_allocation(uint64_t requested, void* block) {
   while (skip < n && unwinder_own_frame(ips[skip])) ++skip;
   uint32_t kept = n - skip;
   if (kept > store->depth) kept = store->depth;
-  int32_t group = backtrace_store_add(store, ips + skip, kept, requested);
+  int32_t group = backtrace_store_add(store, ips + skip, kept, weight);
   note_capture(store, requested, group);
   if (g_live_blocks_on && block) {
     if (live_block_add(block, requested, group))
@@ -168,7 +212,10 @@ void start_backtraces() {
     warn("ACCOUNT_BACKTRACE_MIN is set but ", why, "; backtraces stay off");
     return;
   }
-  if (!create_backtrace_store(g_settings.backtrace_depth, g_settings.backtrace_min)) return;
+  if (!create_backtrace_store(g_settings.backtrace_depth, g_settings.backtrace_min,
+                              g_settings.backtrace_sample))
+    return;
+  g_sample_bytes = g_settings.backtrace_sample;
   start_leaks();
   g_backtrace_min = g_settings.backtrace_min;
   update_heap_detour();
@@ -176,7 +223,8 @@ void start_backtraces() {
 
 void restart_backtraces_after_fork() {
   if (g_backtrace_min == UINT64_MAX) return;
-  if (!create_backtrace_store(g_settings.backtrace_depth, g_settings.backtrace_min))
+  if (!create_backtrace_store(g_settings.backtrace_depth, g_settings.backtrace_min,
+                              g_settings.backtrace_sample))
     g_backtrace_min = UINT64_MAX;
   else
     start_leaks();

@@ -52,16 +52,16 @@ bool same_frames(const uintptr_t* a, const uintptr_t* b, uint32_t n) {
   return true;
 }
 
-void add_to(BacktraceGroup* g, uint64_t bytes) {
-  fetch_add_relaxed(&g->count, uint64_t{1});
-  fetch_add_relaxed(&g->bytes, bytes);
-  raise_to(&g->largest, bytes);
+void add_to(BacktraceGroup* g, const CaptureWeight& w) {
+  fetch_add_relaxed(&g->count, w.count);
+  fetch_add_relaxed(&g->bytes, w.bytes);
+  raise_to(&g->largest, w.requested);
 }
 
-void add_other(BacktraceStore* s, uint64_t bytes, bool new_stack) {
-  fetch_add_relaxed(&s->other_count, uint64_t{1});
-  fetch_add_relaxed(&s->other_bytes, bytes);
-  raise_to(&s->other_largest, bytes);
+void add_other(BacktraceStore* s, const CaptureWeight& w, bool new_stack) {
+  fetch_add_relaxed(&s->other_count, w.count);
+  fetch_add_relaxed(&s->other_bytes, w.bytes);
+  raise_to(&s->other_largest, w.requested);
   if (new_stack) fetch_add_relaxed(&s->other_stacks, uint64_t{1});
 }
 
@@ -252,7 +252,7 @@ bool module_containing(uintptr_t ip, ModuleInfo* out) {
   return search.found;
 }
 
-bool create_backtrace_store(uint32_t depth, uint64_t threshold) {
+bool create_backtrace_store(uint32_t depth, uint64_t threshold, uint64_t sample_bytes) {
   if (g_backtrace_store) {
     munmap(g_backtrace_store,
            backtrace_mapping_size(g_backtrace_store->capacity, g_backtrace_store->depth));
@@ -271,12 +271,14 @@ bool create_backtrace_store(uint32_t depth, uint64_t threshold) {
   s->capacity = capacity;
   s->limit = capacity / 4 * 3;
   s->threshold = threshold;
+  s->sample_bytes = sample_bytes;
   __atomic_store_n(&g_backtrace_store, s, __ATOMIC_RELEASE);
   if (offset && g_region) __atomic_store_n(&g_region->backtrace_offset, offset, __ATOMIC_RELEASE);
   return true;
 }
 
-int32_t backtrace_store_add(BacktraceStore* s, const uintptr_t* ips, uint32_t n, uint64_t bytes) {
+int32_t backtrace_store_add(BacktraceStore* s, const uintptr_t* ips, uint32_t n,
+                            const CaptureWeight& w) {
   if (n > s->depth) n = s->depth;
   uint64_t h = stack_hash(ips, n);
   uint32_t mask = s->capacity - 1;
@@ -293,7 +295,7 @@ int32_t backtrace_store_add(BacktraceStore* s, const uintptr_t* ips, uint32_t n,
         uncounted_copy(frames_of(s, index), ips, n * sizeof(uintptr_t));
         g->depth = n;
         __atomic_store_n(&g->ready, 1u, __ATOMIC_RELEASE);
-        add_to(g, bytes);
+        add_to(g, w);
         register_modules(s, ips, n);
         return int32_t(index);
       }
@@ -303,11 +305,11 @@ int32_t backtrace_store_add(BacktraceStore* s, const uintptr_t* ips, uint32_t n,
     // Same hash: wait for its frames (another thread is copying a few words).
     while (!__atomic_load_n(&g->ready, __ATOMIC_ACQUIRE)) __builtin_ia32_pause();
     if (g->depth == n && same_frames(frames_of(s, index), ips, n)) {
-      add_to(g, bytes);
+      add_to(g, w);
       return int32_t(index);
     }
   }
-  add_other(s, bytes, true);
+  add_other(s, w, true);
   return kNoGroup;
 }
 
@@ -392,6 +394,7 @@ void compose_backtraces(TextBuffer& out, const BacktraceStore* s, const char* ex
   };
 
   out.field("backtrace_min", s->threshold);
+  if (s->sample_bytes) out.field("backtrace_sample_bytes", s->sample_bytes);
   out.field("backtrace_depth", s->depth);
   if (leaks) {
     out.key("backtrace_leaks"), out.put("true");

@@ -59,6 +59,9 @@ struct BacktraceStore {
   uint32_t limit;     // at most this many groups are claimed
   uint32_t used;      // groups claimed so far
   uint64_t threshold;
+  /// ACCOUNT_BACKTRACE_SAMPLE: one capture about every this many bytes
+  /// allocated (0: every allocation of at least `threshold`).
+  uint64_t sample_bytes;
   /// Allocations whose stack found no room: summed, not grouped.
   uint64_t other_count;
   uint64_t other_bytes;
@@ -101,12 +104,22 @@ extern BacktraceStore* g_backtrace_store;
 size_t backtrace_mapping_size(uint32_t capacity, uint32_t depth);
 
 /// Maps an empty store (replacing, in this process only, any inherited one).
-bool create_backtrace_store(uint32_t depth, uint64_t threshold);
+bool create_backtrace_store(uint32_t depth, uint64_t threshold, uint64_t sample_bytes);
 
 constexpr int32_t kNoGroup = -1;
-/// Adds one allocation of `bytes` whose stack is ips[0..n); returns its group's
-/// index, or kNoGroup when it was only summed ("other": no room for its stack).
-int32_t backtrace_store_add(BacktraceStore* s, const uintptr_t* ips, uint32_t n, uint64_t bytes);
+/// What one capture adds to its group: allocations and bytes (estimates that
+/// stand for the unsampled ones too, with ACCOUNT_BACKTRACE_SAMPLE), and the
+/// request itself (for `largest`).
+struct CaptureWeight {
+  uint64_t count = 1;
+  uint64_t bytes = 0;
+  uint64_t requested = 0;
+};
+
+/// Adds one capture whose stack is ips[0..n); returns its group's index, or
+/// kNoGroup when it was only summed ("other": no room for its stack).
+int32_t backtrace_store_add(BacktraceStore* s, const uintptr_t* ips, uint32_t n,
+                            const CaptureWeight& w);
 /// Leaks on: a captured block of `requested` bytes in group `index` (kNoGroup:
 /// "other") is live (+1) or gone (-1).
 void backtrace_group_live(BacktraceStore* s, int32_t index, uint64_t requested, int sign);

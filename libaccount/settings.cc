@@ -153,6 +153,23 @@ void load_settings() {
     else
       warn("ACCOUNT_BACKTRACE_LEAKS=", v, " is not 0 or 1; using 0");
   }
+  if (const char* v = find_env("ACCOUNT_BACKTRACE_SAMPLE"); v && *v) {
+    if (parse_size(v, &n) && n > 0)
+      s.backtrace_sample = n;
+    else
+      warn("ACCOUNT_BACKTRACE_SAMPLE=", v,
+           " is not a size such as 64K or 1M; allocations are not sampled");
+  }
+  if (s.backtrace_sample) {
+    // Every allocation enters the sampler's countdown; a sampled block's
+    // figures are estimates, so blocks are not followed to their free.
+    if (s.backtrace_min > 1)
+      warn("ACCOUNT_BACKTRACE_SAMPLE is set: ACCOUNT_BACKTRACE_MIN is not used");
+    if (s.backtrace_leaks)
+      warn("ACCOUNT_BACKTRACE_SAMPLE is set: ACCOUNT_BACKTRACE_LEAKS is not used");
+    s.backtrace_min = 1;
+    s.backtrace_leaks = false;
+  }
   // Leaks alone follow every block: a threshold of one byte.
   if (s.backtrace_leaks && s.backtrace_min == 0) s.backtrace_min = 1;
   if (const char* v = find_env("ACCOUNT_BACKTRACE_DEPTH"); v && *v) {

@@ -29,6 +29,7 @@ struct Settings {
   uint32_t backtrace_depth = 32;
   uint64_t backtrace_min = 0;  // 0: off
   bool backtrace_leaks = false;  // ACCOUNT_BACKTRACE_LEAKS: follow captured blocks to their free
+  uint64_t backtrace_sample = 0;  // ACCOUNT_BACKTRACE_SAMPLE: one capture every ~N bytes; 0 off
   /// ACCOUNT_OUTPUT_ID=DEV:INO (set by account run): records go only into that
   /// very file, never one re-created at its path after the run removed it.
   bool output_pinned = false;

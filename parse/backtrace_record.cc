@@ -129,6 +129,7 @@ std::optional<ProcessBacktraces> parse_backtraces(std::string_view line, std::st
       if (a.is_string()) p.argv.emplace_back(a.as_string());
   read_u64(o, "backtrace_min", &p.threshold);
   read_u64(o, "backtrace_depth", &p.depth);
+  read_u64(o, "backtrace_sample_bytes", &p.sample_bytes);
   if (const json::value* leaks = o.if_contains("backtrace_leaks"); leaks && leaks->is_bool())
     p.leaks = leaks->as_bool();
   read_u64(o, "backtrace_untracked_blocks", &p.untracked_blocks);

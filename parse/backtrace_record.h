@@ -49,6 +49,9 @@ struct ProcessBacktraces {
   std::string exe;
   std::vector<std::string> argv;
   uint64_t threshold = 0;
+  /// ACCOUNT_BACKTRACE_SAMPLE: one capture about every this many bytes, the
+  /// groups' counts and bytes estimates of every allocation (0: not sampled).
+  uint64_t sample_bytes = 0;
   uint64_t depth = 0;
   /// ACCOUNT_BACKTRACE_LEAKS: the groups carry LeakFigures; captured blocks
   /// the shim's table had no room for (their frees are not seen).

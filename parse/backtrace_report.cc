@@ -91,10 +91,17 @@ void render_process(const ProcessBacktraces& p, const SymbolTable& symbols, bool
   if (p.other) add_saturating(count, p.other->count), add_saturating(bytes, p.other->bytes);
   std::string where = name_host ? fmt::format(" on {}", host_shown(p.host)) : "";
   *out += fmt::format("  pid {}{}: {}\n", p.pid, where, command_line(p));
-  *out += fmt::format(
-      "  {} of at least {}, {:.2f} MiB in {}\n", plural(count, "allocation", "allocations"),
-      size_text(p.threshold), double(bytes) / kMiB,
-      plural(p.groups.size() + (p.other ? p.other->groups : 0), "call stack", "call stacks"));
+  std::string stacks =
+      plural(p.groups.size() + (p.other ? p.other->groups : 0), "call stack", "call stacks");
+  if (p.sample_bytes)
+    *out += fmt::format(
+        "  about {}, {:.2f} MiB in {}: estimated from one sample about every {} allocated\n",
+        plural(count, "allocation", "allocations"), double(bytes) / kMiB, stacks,
+        size_text(p.sample_bytes));
+  else
+    *out += fmt::format("  {} of at least {}, {:.2f} MiB in {}\n",
+                        plural(count, "allocation", "allocations"), size_text(p.threshold),
+                        double(bytes) / kMiB, stacks);
   for (const AllocationGroup& g : p.groups) {
     *out += fmt::format("\n    {}, {:.2f} MiB, largest {}\n",
                         plural(g.count, "allocation", "allocations"), double(g.bytes) / kMiB,

@@ -22,6 +22,9 @@ packages=(
   libfmt-dev
   # account export: pprof protobufs from upstream profile.proto, gzip.
   libprotobuf-dev protobuf-compiler golang-github-google-pprof-dev zlib1g-dev
+  # pprof itself, built from that source by the tests: its -diff_base reads
+  # two exported profiles (tests/libaccount/leak_sites_test.cc).
+  golang-go
   # Man pages are made from --help at build time.
   help2man
   # The results store (account store, history, bisect): SQLite, and libpq

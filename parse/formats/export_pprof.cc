@@ -81,7 +81,8 @@ class ProfileBuilder {
     add_value_type(profile_.mutable_period_type(), "alloc_space", "bytes");
     profile_.set_default_sample_type(strings_.index("alloc_space"));
     profile_.add_comment(strings_.index(
-        "account export: allocations of at least the ACCOUNT_BACKTRACE_MIN threshold"));
+        "account export: allocations of at least the ACCOUNT_BACKTRACE_MIN threshold, or "
+        "estimated from ACCOUNT_BACKTRACE_SAMPLE's samples (period: its bytes)"));
   }
 
   void add_process(const ProcessBacktraces& p) {
@@ -120,6 +121,8 @@ class ProfileBuilder {
       *s->add_label() = labels.back();
     }
   }
+
+  void set_period(int64_t bytes) { profile_.set_period(bytes); }
 
   std::string finish() {
     // A mapping whose every location is named needs no symbolization by pprof.
@@ -223,6 +226,12 @@ class PprofFormat : public OutputFormat {
     bool leaks = std::any_of(processes.begin(), processes.end(),
                              [](const ProcessBacktraces& p) { return p.leaks; });
     ProfileBuilder builder(export_symbols(input), leaks);
+    // Sampled records: the period is the sampling interval (the first seen).
+    for (const ProcessBacktraces& p : processes)
+      if (p.sample_bytes) {
+        builder.set_period(int64_t(p.sample_bytes));
+        break;
+      }
     for (const ProcessBacktraces& p : processes) builder.add_process(p);
     return builder.finish();
   }

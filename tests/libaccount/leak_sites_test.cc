@@ -191,6 +191,20 @@ TEST(StackDiff, ABuildWithOneMoreAllocationSiteShowsThatSiteAloneAsGrown) {
   ASSERT_EQ(only_b.size(), 1u) << b.out;
   EXPECT_NE(only_b[0].find(";main;keep_extra 8000"), std::string::npos) << only_b[0];
   EXPECT_EQ(lines_of(b.out).size(), a_lines.size() + 1);
+
+  // pprof itself: -diff_base reads both exported profiles and finds only
+  // keep_extra's 8000 bytes (two runs of 4000) grown.
+  std::string pa = dir.path() + "/a.pb.gz", pb = dir.path() + "/b.pb.gz";
+  ASSERT_EQ(account({"export", "--format", "pprof", "-o", pa, before}).status, 0);
+  ASSERT_EQ(account({"export", "--format", "pprof", "-o", pb, after}).status, 0);
+  ProgramOptions home;
+  home.env["HOME"] = dir.path();  // pprof keeps its settings there
+  ProgramResult top = run_program(
+      {ACCOUNT_PPROF_BIN, "-top", "-sample_index=alloc_space", "-diff_base", pa, pb}, home);
+  ASSERT_EQ(top.status, 0) << top.err;
+  EXPECT_NE(top.out.find("Showing nodes accounting for 7.81kB"), std::string::npos) << top.out;
+  EXPECT_EQ(occurrences(top.out, "  keep_extra\n"), 1u) << top.out;
+  EXPECT_EQ(top.out.find("keep_large"), std::string::npos) << top.out;
 }
 
 TEST(StackDiff, IsTextOnly) {

@@ -7,6 +7,7 @@
 //                       "usable=N", the three blocks' malloc_usable_size
 //   leaks four          as three, and 4000 bytes more kept from keep_extra():
 //                       one allocation site more (compare --backtraces)
+//   leaks big N         N blocks of 256 KiB, each freed (backtrace sampling)
 //   leaks temporaries N N pairs of malloc(64) and free
 //   leaks interleaved N N rounds of a = malloc(48), b = malloc(80), free(a),
 //                       free(b): only b is a temporary (a outlives b's malloc)
@@ -73,6 +74,14 @@ static int temporaries(long n) {
   return 0;
 }
 
+static int big(long n) {
+  for (long i = 0; i < n; ++i) {
+    void* volatile p = malloc(256 * 1024);
+    free(p);
+  }
+  return 0;
+}
+
 static int interleaved(long n) {
   for (long i = 0; i < n; ++i) {
     void* volatile a = malloc(48);
@@ -122,6 +131,7 @@ int main(int argc, char** argv) {
   if (strcmp(mode, "three") == 0) return three();
   if (strcmp(mode, "four") == 0) return keep_extra(), three();
   if (strcmp(mode, "temporaries") == 0 && argc > 2) return temporaries(atol(argv[2]));
+  if (strcmp(mode, "big") == 0 && argc > 2) return big(atol(argv[2]));
   if (strcmp(mode, "interleaved") == 0 && argc > 2) return interleaved(atol(argv[2]));
   if (strcmp(mode, "calls") == 0) return calls();
   if (strcmp(mode, "fork") == 0) return forked();
