@@ -205,6 +205,22 @@ TEST(StackDiff, ABuildWithOneMoreAllocationSiteShowsThatSiteAloneAsGrown) {
   EXPECT_NE(top.out.find("Showing nodes accounting for 7.81kB"), std::string::npos) << top.out;
   EXPECT_EQ(occurrences(top.out, "  keep_extra\n"), 1u) << top.out;
   EXPECT_EQ(top.out.find("keep_large"), std::string::npos) << top.out;
+
+  // The compare page's difference icicle: keep_extra is the one frame wholly
+  // new (the deepest red), nothing is blue, and the frames it shares with
+  // the rest are pale red or grey.
+  std::string page = dir.path() + "/diff.html";
+  ASSERT_EQ(
+      account({"compare", "--format", "html", "--names", "A,B", "-o", page, before, after}).status,
+      0);
+  std::string html = slurp(page);
+  EXPECT_EQ(occurrences(html, "fill=\"hsl(4,80%,48%)\""), 1u);
+  size_t red = html.find("fill=\"hsl(4,80%,48%)\"");
+  ASSERT_NE(red, std::string::npos);
+  EXPECT_EQ(html.compare(html.find("<title>", red) + 7, 10, "keep_extra"), 0)
+      << html.substr(red, 200);
+  EXPECT_EQ(html.find("hsl(215,"), std::string::npos);
+  EXPECT_NE(html.find("<title>keep_large"), std::string::npos);
 }
 
 TEST(StackDiff, IsTextOnly) {
