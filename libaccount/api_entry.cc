@@ -18,12 +18,8 @@ struct ThreadBase {
 };
 __thread ThreadBase tls_base __attribute__((tls_model("initial-exec")));
 
-int64_t own_pending(const Slot* s) {
-  return load_relaxed(&s->heap_shrink_room) - kHeapPublishBytes;
-}
-
 int64_t own_net(const Slot* s) {
-  return load_relaxed(&tls_own_heap.net_published) + own_pending(s);
+  return load_relaxed(&tls_own_heap.net_published) + slot_pending(s);
 }
 
 uint64_t copied_calls(const Slot* s) {
@@ -75,7 +71,7 @@ void process_snapshot(const Region* r, account_counters* c) {
     c->realloc_copied_bytes += load_relaxed(&s.realloc_copied_bytes);
     c->copied_calls += copied_calls(&s);
     c->copied_bytes += copied_bytes(&s);
-    if (!s.shared) live += own_pending(&s);
+    live += slot_pending(&s);
     if (load_relaxed(&s.peak_epoch) == epoch && load_relaxed(&s.heap_peak) > peak)
       peak = load_relaxed(&s.heap_peak);
     if (load_relaxed(&s.largest_request) > largest) largest = load_relaxed(&s.largest_request);
@@ -89,8 +85,7 @@ int64_t process_live(const Region* r) {
   int64_t live = load_relaxed(&r->heap_published);
   uint32_t limit = load_relaxed(&r->slot_limit);
   if (limit > kSlotCount) limit = kSlotCount;
-  for (uint32_t i = 0; i < limit; ++i)
-    if (!r->slots[i].shared) live += own_pending(&r->slots[i]);
+  for (uint32_t i = 0; i < limit; ++i) live += slot_pending(&r->slots[i]);
   return live;
 }
 

@@ -196,7 +196,7 @@ void settle_realloc(const TakenBlock& taken, void* ptr, void* result, uint64_t s
   BacktraceStore* store = __atomic_load_n(&g_backtrace_store, __ATOMIC_ACQUIRE);
   if (!store) return;
   backtrace_group_live(store, taken.group, taken.requested, -1);
-  if (result != ptr && ptr == tls_counting.last_block)
+  if (realloc_freed_block(ptr, result, size) && ptr == tls_counting.last_block)
     backtrace_group_temporary(store, taken.group, taken.requested);
 }
 

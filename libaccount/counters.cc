@@ -153,10 +153,10 @@ void start_peak_epoch(Slot* s, uint32_t epoch, int64_t live) {
 void heap_sync(Slot* s) {
   for (;;) {
     int64_t room_seen = load_relaxed(&s->heap_grow_room);
-    int64_t pending = load_relaxed(&s->heap_shrink_room) - kHeapPublishBytes;
+    int64_t pending = slot_pending(s);
     if (pending >= kHeapPublishBytes || pending <= -kHeapPublishBytes) {
       publish_heap(s);
-      pending = load_relaxed(&s->heap_shrink_room) - kHeapPublishBytes;
+      pending = slot_pending(s);
     }
     // Exact for a single thread; with others, off by their unpublished pending
     // (under kHeapPublishBytes each, either way).
@@ -269,7 +269,7 @@ Totals sum_slots(const Region* region) {
                           load_relaxed(&s.block_adjust);
     t.temporary_allocs += load_relaxed(&s.temporary_allocs);
     t.temporary_bytes += load_relaxed(&s.temporary_bytes);
-    if (!s.shared) t.heap_live_bytes += load_relaxed(&s.heap_shrink_room) - kHeapPublishBytes;
+    t.heap_live_bytes += slot_pending(&s);
     int64_t p = load_relaxed(&s.heap_peak);
     if (p > peak) peak = p;
   }

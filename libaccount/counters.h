@@ -68,6 +68,12 @@ void set_heap_detour(bool on);
 
 void publish_heap(Slot* s);  // moves pending into Region::heap_published
 
+/// An owned slot's net heap change not yet in Region::heap_published (the
+/// shared slot publishes at once: 0). The one reading of Slot::heap_shrink_room.
+inline int64_t slot_pending(const Slot* s) {
+  return s->shared ? 0 : load_relaxed(&s->heap_shrink_room) - kHeapPublishBytes;
+}
+
 /// Owned slot only, out of line: publishes pending if it is kHeapPublishBytes
 /// either way, raises heap_peak if the live heap (published + own pending) is
 /// above it, and sets heap_grow_room to the growth that needs no new look.
@@ -160,10 +166,15 @@ inline int64_t realloc_no_new_block(void* ptr, void* block, uint64_t requested) 
   return ptr && requested == 0 ? 2 : 1;
 }
 
-/// realloc(ptr, requested) returned `block`: ptr is freed (a temporary if it
-/// was the thread's last allocation) when it moved or was freed outright.
+/// realloc(ptr, requested) returned `block`: whether ptr is gone (it moved,
+/// or realloc(ptr, 0) freed it) rather than resized in place or left alone.
+inline bool realloc_freed_block(void* ptr, void* block, uint64_t requested) {
+  return ptr && ptr != block && (block || requested == 0);
+}
+
+/// ptr is a temporary if realloc freed it while it was the thread's newest block.
 inline void note_realloc_block(Slot* s, void* ptr, void* block, uint64_t requested) {
-  if (ptr && ptr != block && (block || requested == 0)) note_temporary(s, ptr);
+  if (realloc_freed_block(ptr, block, requested)) note_temporary(s, ptr);
   note_last_block(block, requested);
 }
 

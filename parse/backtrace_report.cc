@@ -119,12 +119,6 @@ bool has_allocations(const ProcessBacktraces& p) {
   return !p.groups.empty() || (p.other && p.other->count > 0);
 }
 
-// --leaks and --temporary: a group's figure of the view (count and bytes).
-std::pair<uint64_t, uint64_t> view_figures(const LeakFigures& l, StackView view) {
-  if (view == StackView::kLeaks) return {l.live_count.value_or(0), l.live_bytes.value_or(0)};
-  return {l.temporary_count, l.temporary_bytes};
-}
-
 // A process under --leaks or --temporary: its groups with blocks in the view,
 // most bytes first.
 void render_leak_view(const ProcessBacktraces& p, const SymbolTable& symbols, bool name_host,
@@ -175,6 +169,16 @@ void render_leak_view(const ProcessBacktraces& p, const SymbolTable& symbols, bo
 }
 
 }  // namespace
+
+std::pair<uint64_t, uint64_t> view_figures(const LeakFigures& l, StackView view) {
+  if (view == StackView::kLeaks) return {l.live_count.value_or(0), l.live_bytes.value_or(0)};
+  return {l.temporary_count, l.temporary_bytes};
+}
+
+std::string frame_label(const ProcessBacktraces& p, uint64_t ip, const SymbolTable& symbols) {
+  FrameName n = frame_name(p, ip, symbols);
+  return n.function != "??" ? n.function : n.module_offset;
+}
 
 uint64_t lookup_address(const LoadedModule& module, uint64_t ip) {
   uint64_t address = ip - module.base;

@@ -28,6 +28,9 @@ struct FrameName {
   bool in_module = false;
 };
 FrameName frame_name(const ProcessBacktraces& p, uint64_t ip, const SymbolTable& symbols);
+/// A frame in one word, as the icicles and folded stacks show it: the
+/// function where account could name it, else module+offset (or the address).
+std::string frame_label(const ProcessBacktraces& p, uint64_t ip, const SymbolTable& symbols);
 
 /// Resolves every frame of `processes`: one symbolizer call per module.
 SymbolTable symbolize(const std::vector<ProcessBacktraces>& processes, Symbolizer& symbolizer);
@@ -36,6 +39,10 @@ SymbolTable symbolize(const std::vector<ProcessBacktraces>& processes, Symbolize
 /// still live at each process's end (--leaks), or the temporaries
 /// (--temporary); the last two need records made with ACCOUNT_BACKTRACE_LEAKS.
 enum class StackView { kAllocations, kLeaks, kTemporary };
+
+/// A group's (or the other allocations') blocks and requested bytes under
+/// --leaks (live at the end; 0 where not known) or --temporary.
+std::pair<uint64_t, uint64_t> view_figures(const LeakFigures& l, StackView view);
 
 /// The text report: per (test, operation), per process, the groups largest
 /// first (count, MiB, largest request; or live blocks, or temporaries), then

@@ -31,9 +31,8 @@ std::string frames_path(const ProcessBacktraces& p, const AllocationGroup& g,
                         const SymbolTable& symbols) {
   std::string path;
   for (auto ip = g.frames.rbegin(); ip != g.frames.rend(); ++ip) {
-    FrameName n = frame_name(p, *ip, symbols);
     if (!path.empty()) path += ';';
-    path += folded_clean(n.function != "??" ? n.function : n.module_offset);
+    path += folded_clean(frame_label(p, *ip, symbols));
   }
   return path;
 }

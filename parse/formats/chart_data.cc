@@ -376,10 +376,8 @@ IcicleNode icicle_of_operation(const std::vector<ProcessBacktraces>& processes,
     for (const AllocationGroup& g : p.groups) {
       // Root first: the outermost frame (main, or the thread's start) on top.
       std::vector<std::string> frames;
-      for (auto it = g.frames.rbegin(); it != g.frames.rend(); ++it) {
-        FrameName n = frame_name(p, *it, symbols);
-        frames.push_back(n.function != "??" ? n.function : n.module_offset);
-      }
+      for (auto it = g.frames.rbegin(); it != g.frames.rend(); ++it)
+        frames.push_back(frame_label(p, *it, symbols));
       add_stack(&root, frames, g.bytes, g.count);
     }
     if (p.other)

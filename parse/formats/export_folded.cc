@@ -21,17 +21,11 @@ std::string root_of(const ProcessBacktraces& p) {
   return root + folded_clean(fmt::format("{}/{}", p.test, p.op)) + ";" + program_name(p);
 }
 
-// The value of a group in the view: its bytes, its bytes live at the end,
-// or its temporaries' bytes (requests).
-uint64_t value_of(const AllocationGroup& g, StackView view) {
-  if (view == StackView::kLeaks) return g.leaks.live_bytes.value_or(0);
-  if (view == StackView::kTemporary) return g.leaks.temporary_bytes;
-  return g.bytes;
-}
-uint64_t value_of(const OtherAllocations& o, StackView view) {
-  if (view == StackView::kLeaks) return o.leaks.live_bytes.value_or(0);
-  if (view == StackView::kTemporary) return o.leaks.temporary_bytes;
-  return o.bytes;
+// The value of a group in the view: its bytes, or its bytes live at the end
+// or freed as temporaries (requests).
+template <typename Allocations>
+uint64_t value_of(const Allocations& a, StackView view) {
+  return view == StackView::kAllocations ? a.bytes : view_figures(a.leaks, view).second;
 }
 
 class FoldedFormat : public OutputFormat {
