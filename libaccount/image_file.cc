@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -73,6 +74,11 @@ void* map_file(int fd, size_t size, uint64_t offset) {
   return p == MAP_FAILED ? nullptr : p;
 }
 
+void* map_anonymous_part(size_t size) {
+  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? nullptr : p;
+}
+
 // ACCOUNT_SAMPLE_MS=0, read before the settings are (the Region is mapped at
 // the first counted call, which may come before the shim's constructor).
 bool sampling_off() {
@@ -95,6 +101,16 @@ Region* map_in_file(ImagePlace* place) {
   }
   place->in_file = true;
   return static_cast<Region*>(p);
+}
+
+// A part is added by opening the image's path again (the image holds no
+// descriptor). Once the run removed its directory, another user may have made
+// the directory again and put a file of theirs at that path: only a file as
+// map_in_file left it is written (a regular file of this image's effective
+// user, with one name, at least a head long).
+bool made_by_this_image(const struct stat& st) {
+  return S_ISREG(st.st_mode) && st.st_nlink == 1 && st.st_uid == getauxval(AT_EUID) &&
+         st.st_size >= off_t(kHeadBytes);
 }
 
 }  // namespace
@@ -170,20 +186,31 @@ void remove_own_image_file() {
 
 void* map_image_part(size_t size, uint64_t* offset) {
   *offset = 0;
-  if (!g_in_file) {
-    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    return p == MAP_FAILED ? nullptr : p;
-  }
+  if (!g_in_file) return map_anonymous_part(size);
   int saved_errno = errno;
   int fd = open_image(g_image_path, 0);
+  // Gone (the run removed its directory while this process lived on): the
+  // part stays in the process, as standalone.
+  if (fd < 0) {
+    errno = saved_errno;
+    return map_anonymous_part(size);
+  }
   void* p = nullptr;
   struct stat st;
-  if (fd >= 0 && fstat(fd, &st) == 0) {
+  if (fstat(fd, &st) == 0) {
+    if (!made_by_this_image(st)) {
+      close(fd);
+      warn("the image file ", g_image_path,
+           " was replaced by a file this process did not make (refused); its timeline and "
+           "backtraces stay in the process");
+      errno = saved_errno;
+      return map_anonymous_part(size);
+    }
     uint64_t at = image_round_up(size_t(st.st_size));
     if (ftruncate(fd, off_t(at + size)) == 0) p = map_file(fd, size, at);
     if (p) *offset = at;
   }
-  if (fd >= 0) close(fd);
+  close(fd);
   errno = saved_errno;
   return p;
 }

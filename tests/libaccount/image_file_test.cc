@@ -1,0 +1,105 @@
+// image_file.cc as a unit: where an image under account run puts its parts.
+#include "image_file.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+
+namespace account {
+namespace {
+
+class ImagePartTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char templ[] = "/tmp/account-image-part-XXXXXX";
+    ASSERT_NE(mkdtemp(templ), nullptr);
+    dir_ = templ;
+    ASSERT_EQ(setenv("ACCOUNT_RUN_DIR", dir_.c_str(), 1), 0);
+    region_ = map_image_region(&place_);
+    ASSERT_NE(region_, nullptr);
+    ASSERT_TRUE(place_.in_file);
+    adopt_image_region(place_);
+  }
+  void TearDown() override {
+    unmap_image_region(region_);
+    unlink(place_.path);
+    rmdir(dir_.c_str());
+    unsetenv("ACCOUNT_RUN_DIR");
+  }
+
+  off_t file_size() {
+    struct stat st;
+    return stat(place_.path, &st) == 0 ? st.st_size : -1;
+  }
+
+  // What another user does once the run removed the image's directory: the
+  // image's path now names a file of theirs.
+  void replace_file(uid_t owner, mode_t mode) {
+    ASSERT_EQ(unlink(place_.path), 0);
+    int fd = open(place_.path, O_RDWR | O_CREAT | O_EXCL, mode);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(fchmod(fd, mode), 0);
+    ASSERT_EQ(fchown(fd, owner, owner), 0);
+    close(fd);
+  }
+
+  std::string dir_;
+  ImagePlace place_;
+  Region* region_ = nullptr;
+};
+
+TEST_F(ImagePartTest, PartGoesIntoTheImagesOwnFile) {
+  uint64_t offset = 1;
+  void* p = map_image_part(8192, &offset);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(offset, image_round_up(kHeadBytes));
+  EXPECT_EQ(file_size(), off_t(offset + 8192));
+  std::memcpy(p, "part", 4);
+  char seen[4] = {};
+  int fd = open(place_.path, O_RDONLY);
+  ASSERT_EQ(pread(fd, seen, 4, off_t(offset)), 4);
+  close(fd);
+  EXPECT_EQ(std::memcmp(seen, "part", 4), 0);
+}
+
+TEST_F(ImagePartTest, FileOfAnotherUserAtThePathGetsNothing) {
+  ASSERT_EQ(geteuid(), 0u) << "making a file of another user needs root";
+  replace_file(65534, 0666);
+  uint64_t offset = 1;
+  void* p = map_image_part(8192, &offset);
+  ASSERT_NE(p, nullptr);  // the part stays in the process
+  EXPECT_EQ(offset, 0u);  // and the run is told of no part in the file
+  std::memset(p, 0x5a, 8192);
+  EXPECT_EQ(file_size(), 0);
+}
+
+TEST_F(ImagePartTest, FileWithASecondNameGetsNothing) {
+  // A hard link another user made to a file of ours is the same file under a
+  // second name: the image's own file has one.
+  replace_file(geteuid(), 0600);
+  std::string other = dir_ + "/other";
+  ASSERT_EQ(link(place_.path, other.c_str()), 0);
+  uint64_t offset = 1;
+  void* p = map_image_part(4096, &offset);
+  unlink(other.c_str());
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(offset, 0u);
+  EXPECT_EQ(file_size(), 0);
+}
+
+TEST_F(ImagePartTest, GoneFileLeavesThePartInTheProcess) {
+  ASSERT_EQ(unlink(place_.path), 0);
+  uint64_t offset = 1;
+  void* p = map_image_part(4096, &offset);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(offset, 0u);
+  EXPECT_EQ(file_size(), -1);  // not made again
+}
+
+}  // namespace
+}  // namespace account
