@@ -1,0 +1,213 @@
+// TreeSampler's part that follows the run directory's image files: finds them,
+// adds their timeline points, writes the record of an image that died without
+// its own, and removes each file once done with it.
+#include <errno.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "atomics.h"
+#include "timeline_store.h"
+#include "tree_sampler_parts.h"
+
+namespace account {
+
+void add_timeline_point(ImageFileView& v, const MemoryNow& now) {
+  Region* r = v.region;
+  const PackedInfo* info = published_info(v);
+  if (!v.timeline || !info) return;
+  __atomic_store_n(&r->timeline_busy, 1u, __ATOMIC_SEQ_CST);
+  Totals t = sum_slots(r);
+  TimelinePoint point = timeline_point(load_relaxed(&info->start_monotonic_ns), monotonic_ns(), now,
+                                       t.malloc_bytes, t.copied_bytes);
+  // On a copy of the state held to the capacity checked at mapping: the
+  // image's own may say anything, and the points array is only that long.
+  TimelineState state;
+  memcpy(&state, &v.timeline->state, sizeof state);
+  pin_timeline_state(&state, v.timeline_capacity);
+  timeline_add(&state, v.timeline->points, point);
+  memcpy(&v.timeline->state, &state, sizeof state);
+  __atomic_store_n(&r->timeline_busy, 0u, __ATOMIC_RELEASE);
+}
+
+void TreeSampler::discover_images() {
+  if (image_dir_.none()) return;
+  std::vector<std::string> names;
+  std::set<std::string> removed;
+  if (image_dir_.changes(&names, &removed)) {
+    // Only the names created since the last tick, and the files that were
+    // not set up yet when last looked at.
+    names.insert(names.end(), stillborn_.begin(), stillborn_.end());
+  } else {
+    // The first tick, no watch, or the watch overflowed: the whole directory.
+    // (What the watch said on the first tick is kept: an image that came and
+    // went before it is one of the tree's.)
+    if (!image_dir_.list(&names)) return;
+  }
+  for (const std::string& name : names) {
+    // Created and removed since the last tick: an image that wrote its own
+    // record and removed its file (most of a script's): one of the tree's,
+    // with nothing left to do and no system call spent on it.
+    ImageName id;
+    if (removed.count(name) && parse_image_name(name.c_str(), &id) && !images_.count(name) &&
+        !stillborn_.count(name)) {
+      seen_.insert(id.pid);
+      shimmed_.insert(id.pid);
+      continue;
+    }
+    look_at_image(name);
+  }
+  for (const std::string& name : removed) {
+    stillborn_.erase(name);  // it set itself up and recorded itself
+    if (auto it = images_.find(name); it != images_.end()) it->second->file_removed = true;
+  }
+}
+
+void TreeSampler::look_at_image(const std::string& name) {
+  ImageName id;
+  if (!parse_image_name(name.c_str(), &id) || images_.count(name)) return;
+  // A process of the tree, also when it ended before any tick saw it alive.
+  seen_.insert(id.pid);
+  shimmed_.insert(id.pid);
+  auto image = std::make_unique<Image>();
+  std::string path = image_dir_.path_of(name);
+  uint32_t write_error = 0;
+  ImageFileLook look = look_at_image_file(path.c_str(), &image->view, &write_error);
+  // Removed: by the image once it wrote its own record, or by the sampler
+  // once done with it (a watch's event for a file the first listing found
+  // too). Nothing to do.
+  if (look == ImageFileLook::kMissing) {
+    stillborn_.erase(name);
+    return;
+  }
+  if (look == ImageFileLook::kRecorded) {  // it wrote its record before we looked
+    stillborn_.erase(name);
+    deaths_.count_loss(int(write_error));
+    if (!image_removes_own_file(write_error)) unlink(path.c_str());
+    return;
+  }
+  if (look == ImageFileLook::kNotYet) {
+    // Still being set up (found on a later look), or its process was killed
+    // while setting it up: decided when the process ends.
+    if (!stillborn_.count(name)) proc_of(id.pid, true)->stillborn.emplace_back(name, id);
+    stillborn_.insert(name);
+    return;
+  }
+  stillborn_.erase(name);
+  image->name = name;
+  image->id = id;
+  Proc* p = proc_of(id.pid, true);
+  auto& list = p->images;
+  auto at = list.begin();
+  while (at != list.end() && (*at)->id.start_monotonic_ns < id.start_monotonic_ns) ++at;
+  list.insert(at, image.get());
+  images_.emplace(image->name, std::move(image));
+}
+
+bool TreeSampler::waits_for_file(const Proc& p) const {
+  for (auto& [name, id] : p.stillborn)
+    if (stillborn_.count(name)) return true;
+  return false;
+}
+
+void TreeSampler::look_for_images() {
+  if (images_looked_) return;
+  images_looked_ = true;
+  ++image_looks_;
+  discover_images();
+}
+
+void TreeSampler::record_death(Image& image, Proc* proc) {
+  DeathRecords::Outcome outcome =
+      deaths_.record_image(image_dir_.path_of(image.name), image.id, &image.view, &proc->watch);
+  if (outcome == DeathRecords::kNotClaimed) return;
+  image.recorded_by_sampler = true;
+  if (outcome == DeathRecords::kFileLost) shimmed_.erase(image.id.pid);
+}
+
+// An image's file is done with: its record is written (or lost) by now.
+void TreeSampler::forget_image(Image* image) {
+  int write_error = 0;
+  if (!image->running())
+    write_error = int(__atomic_load_n(&image->view.region->record_write_error, __ATOMIC_RELAXED));
+  deaths_.count_loss(write_error);
+  std::string name = image->name;  // the key outlives the Image it names
+  bool image_removes_it = !image->running() && !image->recorded_by_sampler &&
+                          image_removes_own_file(uint32_t(write_error));
+  if (!image->file_removed && !image_removes_it) unlink((image_dir_.path_of(name)).c_str());
+  unmap_image_file(&image->view);
+  images_.erase(name);
+}
+
+void TreeSampler::record_stillborn(const std::string& name, const ImageName& id, Proc* proc) {
+  std::string path = image_dir_.path_of(name);
+  auto image = std::make_unique<Image>();
+  if (map_image_file(path.c_str(), &image->view)) {  // it got as far as its Region
+    image->name = name;
+    image->id = id;
+    if (image->running()) record_death(*image, proc);
+    unmap_image_file(&image->view);
+  } else if (access(path.c_str(), F_OK) != 0 && errno == ENOENT) {
+    // Set up, recorded and removed by the image since the last look (or
+    // discarded by it for another Region): its record is its own.
+    return;
+  } else {
+    // Killed between creating its file and setting it up: nothing was counted.
+    deaths_.record_unset(id, &proc->watch);
+  }
+  unlink(path.c_str());
+}
+
+void TreeSampler::forget_recorded_images() {
+  for (auto it = images_.begin(); it != images_.end();) {
+    Image* image = it->second.get();
+    if (image->running()) {
+      ++it;
+      continue;
+    }
+    if (auto p = procs_.find(image->id.pid); p != procs_.end()) {
+      auto& list = p->second->images;
+      list.erase(std::remove(list.begin(), list.end(), image), list.end());
+    }
+    ++it;  // forget_image erases it
+    forget_image(image);
+  }
+}
+
+size_t TreeSampler::running_images() const {
+  size_t n = 0;
+  for (auto& [name, image] : images_) n += image->running();
+  return n;
+}
+
+void TreeSampler::remove_image_dir() {
+  empty_image_dir();
+  image_dir_.remove();
+}
+
+void TreeSampler::empty_image_dir() {
+  if (image_dir_.none()) return;
+  while (!images_.empty()) forget_image(images_.begin()->second.get());
+  for (auto& [pid, p] : procs_) p->images.clear();
+  std::vector<std::string> names;
+  image_dir_.list(&names);
+  for (const std::string& name : names) {
+    if (name[0] == '.') continue;
+    // A file no tick looked at (an image that came and went between two):
+    // its record is written by now, or lost.
+    ImageName id;
+    ImageFileView view;
+    std::string path = image_dir_.path_of(name);
+    if (parse_image_name(name.c_str(), &id) && map_image_file(path.c_str(), &view)) {
+      if (image_recorded(__atomic_load_n(&view.region->image_state, __ATOMIC_ACQUIRE)))
+        deaths_.count_loss(
+            int(__atomic_load_n(&view.region->record_write_error, __ATOMIC_RELAXED)));
+      unmap_image_file(&view);
+    }
+    unlink(path.c_str());
+  }
+}
+
+}  // namespace account
