@@ -1,6 +1,5 @@
 // TreeSampler watched from outside (account watch --tree): what its observer
 // is told of processes that have no image file.
-#include "proc_text.h"
 #include "tree_sampler_parts.h"
 
 namespace account {
@@ -16,9 +15,7 @@ void TreeSampler::adopt(pid_t pid) {
 
 bool TreeSampler::recorded_zombie(pid_t pid) {
   if (!recorded_.count(pid)) return false;
-  CpuAndExit stat;
-  std::string text = read_proc_text("/proc/" + std::to_string(pid) + "/stat");
-  if (parse_stat(text.c_str(), &stat) && stat.state != 'Z') {
+  if (proc_tree_.running(pid)) {
     recorded_.erase(pid);  // the pid was handed out again
     return false;
   }

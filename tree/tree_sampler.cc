@@ -4,7 +4,6 @@
 #include "tree_sampler.h"
 
 #include <sys/epoll.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -15,10 +14,11 @@
 namespace account {
 
 TreeSampler::TreeSampler(pid_t root, std::string image_dir, const ImageInfo* fallback,
-                         ProcReader& proc)
+                         ProcReader& proc, ProcTree& tree)
     : root_(root),
       image_dir_(std::move(image_dir)),
       reader_(proc),
+      proc_tree_(tree),
       deaths_(fallback, proc),
       epoll_fd_(epoll_create1(EPOLL_CLOEXEC)) {}
 
@@ -79,7 +79,7 @@ TreeSampler::Proc* TreeSampler::proc_of(pid_t pid, bool has_image_file) {
 
 bool TreeSampler::insure(pid_t pid, Proc* p) {
   p->insured = true;
-  p->pidfd = int(syscall(SYS_pidfd_open, pid, 0));
+  p->pidfd = proc_tree_.open_pidfd(pid);
   p->watch.handle.pidfd = p->pidfd;
   epoll_event ev{};
   ev.events = EPOLLIN;

@@ -22,6 +22,7 @@
 #include "death_records.h"
 #include "image_directory.h"
 #include "proc_reader.h"
+#include "proc_tree.h"
 #include "sampling.h"
 
 namespace account {
@@ -64,8 +65,9 @@ class TreeSampler {
   /// files ("" for none).
   /// `fallback`: the identity and settings for an image that died before it
   /// could copy its own into its file (at least the output path).
+  /// `proc` and `tree`: /proc, or a fake of it.
   explicit TreeSampler(pid_t root, std::string image_dir = "", const ImageInfo* fallback = nullptr,
-                       ProcReader& proc = system_proc());
+                       ProcReader& proc = system_proc(), ProcTree& tree = system_tree());
   ~TreeSampler();
   TreeSampler(const TreeSampler&) = delete;
   TreeSampler& operator=(const TreeSampler&) = delete;
@@ -202,6 +204,7 @@ class TreeSampler {
   bool images_looked_ = false;  // this tick read the run directory's watch
   bool images_every_tick_ = false;
   ProcReader& reader_;
+  ProcTree& proc_tree_;
   DeathRecords deaths_;
   int epoll_fd_ = -1;
   uint64_t ticks_ = 0;

@@ -173,7 +173,7 @@ const std::vector<pid_t>& TreeSampler::known_children(pid_t pid, Proc* p) {
     p->children.reads = 0;  // children() reads every thread's on its first read
     p->threads_at = ticks_;
   }
-  p->kids = p->watch.ticks > 1 ? children(pid, &p->children) : children_of(pid);
+  p->kids = p->watch.ticks > 1 ? children(pid, &p->children) : proc_tree_.all_children(pid);
   p->kids_at = ticks_;
   ++children_reads_;
   return p->kids;
@@ -181,7 +181,7 @@ const std::vector<pid_t>& TreeSampler::known_children(pid_t pid, Proc* p) {
 
 std::vector<pid_t> TreeSampler::children(pid_t pid, ChildrenFile* file) {
   // Kept open for a bounded number of processes (two descriptors each).
-  return read_children(pid, file, procs_.size() < kChildrenFilesKept);
+  return proc_tree_.children(pid, file, procs_.size() < kChildrenFilesKept);
 }
 
 }  // namespace account

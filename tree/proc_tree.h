@@ -1,0 +1,34 @@
+/// What the tree walk asks of /proc beyond one process's own files
+/// (ProcReader): a process's children, a descriptor that says when it ended,
+/// and whether a pid still names a live process. Behind an interface so the
+/// walk and the tick can be tested through a fake /proc (tests/tree/fake_tree.h).
+#pragma once
+
+#include <sys/types.h>
+
+#include <vector>
+
+#include "children_files.h"
+
+namespace account {
+
+class ProcTree {
+ public:
+  /// The children of `pid` through `file` (kept open when `may_keep_open`).
+  virtual std::vector<pid_t> children(pid_t pid, ChildrenFile* file, bool may_keep_open);
+  /// The children of every thread of `pid`, read once.
+  virtual std::vector<pid_t> all_children(pid_t pid);
+  /// A descriptor that polls readable once `pid` has ended (its pidfd); -1
+  /// when it is gone already.
+  virtual int open_pidfd(pid_t pid);
+  /// True while `pid` names a process that has not ended (not a zombie).
+  virtual bool running(pid_t pid);
+
+ protected:
+  ~ProcTree() = default;
+};
+
+/// The real /proc.
+ProcTree& system_tree();
+
+}  // namespace account
