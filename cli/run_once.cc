@@ -172,12 +172,14 @@ void linger(TreeSampler& tree, RunCgroup* cgroup, const RunOptions& o, const std
   // A lingering sampler must not hold a pipe its caller waits on.
   close_descriptors_except([&](int fd) { return tree.owns_descriptor(fd); });
   Ticker ticker(o.tick_ms());
-  while (tree.live_processes() > 0) {
-    pollfd p{tree.wait_fd(), POLLIN, 0};
-    ticker.wait(&p, 1);
-    tree.handle_ended();
-    if (ticker.due()) tree.tick();
-  }
+  pollfd p{tree.wait_fd(), POLLIN, 0};
+  sampling_loop(
+      ticker, &p, 1, [&] { return tree.live_processes() > 0; },
+      [&](int, bool due) {
+        tree.handle_ended();
+        if (due) tree.tick();
+        return true;
+      });
   tree.empty_image_dir();  // counts what it finds: before the tree record
   r.tree_end_ns = std::max(r.end_ns, tree.last_end_ns());
   r.processes = tree.processes_seen();
@@ -336,16 +338,15 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   };
   bool killed_after = false;
   uint64_t turns = 0;
-  for (;;) {
-    // Not woken by every process of the tree that ends (tree.wait_fd()): a
-    // script of short commands would wake this process, on the other core,
-    // at every one of them. An ended process waits for the next tick.
-    pollfd fds[2] = {{signals.fd(), POLLIN, 0}, {child_fd, POLLIN, 0}};
-    ticker.wait(fds, child_fd >= 0 ? 2 : 1);
+  // Not woken by every process of the tree that ends (tree.wait_fd()): a
+  // script of short commands would wake this process, on the other core,
+  // at every one of them. An ended process waits for the next tick.
+  pollfd fds[2] = {{signals.fd(), POLLIN, 0}, {child_fd, POLLIN, 0}};
+  sampling_loop(ticker, fds, child_fd >= 0 ? 2 : 1, always, [&](int, bool due) {
     if (fds[1].revents & POLLIN) r.end_ns = realtime_ns();
     if (fds[0].revents & POLLIN) pass_on_signals();
     // Before reaping: a zombie still says how it died (a tick ends with it).
-    if (ticker.due())
+    if (due)
       tree.tick();
     else
       tree.handle_ended();
@@ -356,7 +357,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
     bool child_ended = child_fd < 0 || (fds[1].revents & POLLIN);
     bool slow_turn = ++turns % kSlowEvery == 0;
     if (slow_turn) follow_forks();
-    if ((child_ended || slow_turn) && reap_others(child)) break;
+    if ((child_ended || slow_turn) && reap_others(child)) return false;
     if (kill_when_due()) {
       kill_late(child);
       killed_after = true;
@@ -368,22 +369,25 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
       for (pid_t p : killed) kill(p, SIGKILL);
       kill(child, SIGKILL);
     }
-  }
+    return true;
+  });
   if (r.end_ns == 0) r.end_ns = realtime_ns();
   if (child_fd >= 0) close(child_fd);
   // Interrupted: the rest of the tree has until --kill-after to end, as the command had.
   if (r.interrupted) {
     tree.tick();
-    while (!tree.live().empty() && !killed_after) {
-      pollfd fds[2] = {{tree.wait_fd(), POLLIN, 0}, {signals.fd(), POLLIN, 0}};
-      ticker.wait(fds, 2);
-      pass_on_signals();
-      if (ticker.due()) tree.tick();
-      tree.handle_ended();
-      guard.publish(child, tree.live());
-      reap_others(child);
-      killed_after = kill_when_due();
-    }
+    pollfd fds[2] = {{tree.wait_fd(), POLLIN, 0}, {signals.fd(), POLLIN, 0}};
+    sampling_loop(
+        ticker, fds, 2, [&] { return !tree.live().empty() && !killed_after; },
+        [&](int, bool due) {
+          pass_on_signals();
+          if (due) tree.tick();
+          tree.handle_ended();
+          guard.publish(child, tree.live());
+          reap_others(child);
+          killed_after = kill_when_due();
+          return true;
+        });
   }
   // What --timeout or --kill-after killed dies within moments: record it before returning.
   for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);

@@ -82,21 +82,21 @@ void record_death(ProcessWatch& w, Region* r) {
   // The first clone forks the sampler one interval after the start: the first
   // tick is due at once.
   Ticker ticker(g_settings.sample_ms, true);
-  for (;;) {
-    if (image_recorded(load_relaxed(&r->image_state))) break;
-    pollfd p{pidfd, POLLIN, 0};
-    int ready = ticker.wait(&p, 1);
-    if (image_recorded(load_relaxed(&r->image_state))) break;
+  auto unrecorded = [r] { return !image_recorded(load_relaxed(&r->image_state)); };
+  pollfd p{pidfd, POLLIN, 0};
+  sampling_loop(ticker, &p, 1, unrecorded, [&](int ready, bool due) {
+    if (!unrecorded()) return false;
     if (!opened) opened = system_proc().open(&w.handle);
     if (ready > 0) {
       record_death(w, r);
-      break;
+      return false;
     }
-    if (!ticker.due()) continue;
+    if (!due) return true;
     MemoryNow now;
     if (sample_tick(system_proc(), &w, &r->sampled, &now) && g_timeline) add_timeline_point(r, now);
     if (w.ticks % kSlowEvery == 1) store_relaxed(&r->sampler_cpu_ns, process_cpu_now_ns());
-  }
+    return true;
+  });
   store_relaxed(&r->sampler_alive, 0u);
   syscall(SYS_exit_group, 0);
   __builtin_unreachable();

@@ -90,6 +90,25 @@ class Ticker {
   bool slack_set_ = false;
 };
 
+/// The loop of every sampler: the shim's per-image sampler, account run's tree
+/// (its run, its wind-down after a signal, its lingering sampler) and account
+/// watch of a process or a tree. While `go_on()`, it waits on `fds` until one
+/// is ready or the next tick is due, then calls `turn(ready, due)`: `ready`
+/// is poll's answer, `due` says a tick is due (the next is then scheduled).
+/// A turn that returns false ends the loop.
+template <typename GoOn, typename Turn>
+void sampling_loop(Ticker& ticker, pollfd* fds, nfds_t nfds, GoOn go_on, Turn turn) {
+  while (go_on()) {
+    int ready = ticker.wait(fds, nfds);
+    if (!turn(ready, ticker.due())) return;
+  }
+}
+
+/// For a loop that ends only from its turn.
+inline bool always() {
+  return true;
+}
+
 /// The sampling interval when none is given (ACCOUNT_SAMPLE_MS, --interval):
 /// the design's 5-10 ms tick, with a tick up to this late.
 constexpr uint32_t kDefaultIntervalMs = 5;

@@ -67,21 +67,19 @@ std::optional<WatchOutcome> watch_process(const WatchRequest& request, std::stri
   Ticker snapshot_ticker(snapshots ? request.snapshot_every_ms : 1);
   Ending ending;
   ending.writer = Writer::kWatch;
-  for (;;) {
-    pollfd fds[2] = {{pidfd, POLLIN, 0}, {request.stop_fd, POLLIN, 0}};
-    int ready = ticker.wait(fds, request.stop_fd >= 0 ? 2 : 1);
+  pollfd fds[2] = {{pidfd, POLLIN, 0}, {request.stop_fd, POLLIN, 0}};
+  sampling_loop(ticker, fds, request.stop_fd >= 0 ? 2 : 1, always, [&](int ready, bool due) {
     if (ready > 0 && (fds[0].revents & POLLIN)) {
       ending = classify_death(proc, &w, Writer::kWatch);
-      break;
+      return false;
     }
     if (ready > 0 && (fds[1].revents & POLLIN)) {
       read_final(proc, &w);
       ending = running;
-      break;
+      return false;
     }
-    if (!ticker.due()) continue;
     MemoryNow now;
-    if (!sample_tick(proc, &w, &region->sampled, &now)) continue;
+    if (!due || !sample_tick(proc, &w, &region->sampled, &now)) return true;
     if (timeline) {
       timeline_add(&timeline->state, timeline->points,
                    timeline_point(watch_start_mono, monotonic_ns(), now));
@@ -90,7 +88,8 @@ std::optional<WatchOutcome> watch_process(const WatchRequest& request, std::stri
       read_final(proc, &w);
       request.snapshot(compose(running));
     }
-  }
+    return true;
+  });
   close(pidfd);
   proc.close(&w.handle);
 

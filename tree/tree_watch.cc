@@ -265,19 +265,20 @@ std::optional<TreeWatchOutcome> watch_tree(const TreeWatchRequest& request, std:
   Ticker snapshot_ticker(snapshots ? request.snapshot_every_ms : 1);
   sampler.tick();  // the tree as it stands: its members
   drain();
-  for (;;) {
-    if (sampler.root_ended() && (request.root_only_end || sampler.live_processes() == 0)) break;
-    pollfd fds[3] = {{sampler.wait_fd(), POLLIN, 0},
-                     {events ? events->fd() : -1, POLLIN, 0},
-                     {request.stop_fd, POLLIN, 0}};
-    int ready = ticker.wait(fds, 3);
+  auto watched = [&] {
+    return !sampler.root_ended() || (!request.root_only_end && sampler.live_processes() > 0);
+  };
+  pollfd fds[3] = {{sampler.wait_fd(), POLLIN, 0},
+                   {events ? events->fd() : -1, POLLIN, 0},
+                   {request.stop_fd, POLLIN, 0}};
+  sampling_loop(ticker, fds, 3, watched, [&](int ready, bool due) {
     drain();
     if (ready > 0 && (fds[2].revents & POLLIN)) {
       outcome.stopped = true;
-      break;
+      return false;
     }
     sampler.handle_ended();
-    if (ticker.due()) {
+    if (due) {
       sampler.tick();
       drain();
       if (snapshots && snapshot_ticker.due()) {
@@ -289,7 +290,8 @@ std::optional<TreeWatchOutcome> watch_tree(const TreeWatchRequest& request, std:
         request.snapshot(records);
       }
     }
-  }
+    return true;
+  });
   drain();
   sampler.stop_watching();  // what still runs: "running" records
 
