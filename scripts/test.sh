@@ -4,7 +4,7 @@
 #  2. the unit tests of the tools (label "unit", target unit_tests: parse/, the account binary,
 #     proc units) built with clang, AddressSanitizer+UBSan in build-asan/ (the
 #     preload tests stay in step 1: the shim and its targets are never sanitized);
-#  3. every libFuzzer target for ACCOUNT_FUZZ_SECONDS (default 30) each, built in
+#  3. every libFuzzer target for ACCOUNT_FUZZ_SECONDS (default 30), side by side, built in
 #     the same sanitized directory as step 2, so its libraries are compiled once.
 # Each stage prints its wall time on stderr.
 set -euo pipefail

@@ -59,7 +59,7 @@ preload() {
 
 # Instructions of one run: callgrind's total of user-space instructions.
 instructions() {  # VARIANT ENTRY N
-  local log=$work/cg.log
+  local log=$work/cg.$1.$2.$3.log
   LD_PRELOAD=$(preload "$1") valgrind --tool=callgrind --callgrind-out-file=/dev/null \
     "$work/call_loop" "$2" "$3" 2>"$log" || { echo "per_call_cost.sh: callgrind failed: $(tail -3 "$log")" >&2; exit 1; }
   sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$log"
@@ -73,9 +73,20 @@ subprocess.run(sys.argv[1:], check=True)
 print(time.perf_counter() - t)' "$work/call_loop" "$2" "$3"
 }
 
+# The callgrind runs are independent and deterministic: one per core at once.
 for v in $variants; do
   for e in $entries; do
-    echo "$v $e $(instructions "$v" "$e" 0) $(instructions "$v" "$e" "$calls")" >>"$work/ir"
+    echo "$v $e 0"
+    echo "$v $e $calls"
+  done
+done >"$work/runs"
+export -f instructions preload
+export work shim
+xargs -P "$(nproc)" -L 1 bash -c 'set -euo pipefail; instructions "$0" "$1" "$2" >"$work/ir.$0.$1.$2"' \
+  <"$work/runs" || { echo "per_call_cost.sh: a callgrind run failed" >&2; exit 1; }
+for v in $variants; do
+  for e in $entries; do
+    echo "$v $e $(cat "$work/ir.$v.$e.0") $(cat "$work/ir.$v.$e.$calls")" >>"$work/ir"
   done
 done
 wall_calls=$((calls * 20))
