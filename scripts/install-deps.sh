@@ -42,6 +42,8 @@ test_packages=(
   # Real programs the robustness tests run under the shim; clang for the
   # sanitized unit tests and the fuzzers.
   default-jdk-headless nodejs clang
+  # The test programs link with lld (tests/CMakeLists.txt): a third of ld.bfd's time.
+  lld
   # Other allocators the shim must forward to (tests/libaccount/allocator_test.cc).
   libjemalloc-dev libtcmalloc-minimal4
   # promtool checks the OpenMetrics export; account watch --push is tested
