@@ -5,7 +5,6 @@
 
 #include <string>
 
-#include "proc_files.h"
 #include "proc_text.h"
 
 namespace account {
@@ -22,10 +21,14 @@ int ProcTree::open_pidfd(pid_t pid) {
   return int(syscall(SYS_pidfd_open, pid, 0));
 }
 
-bool ProcTree::running(pid_t pid) {
-  CpuAndExit stat;
+bool ProcTree::stat(pid_t pid, CpuAndExit* out) {
   std::string text = read_proc_text("/proc/" + std::to_string(pid) + "/stat");
-  return parse_stat(text.c_str(), &stat) && stat.state != 'Z';
+  return parse_stat(text.c_str(), out);
+}
+
+bool ProcTree::running(pid_t pid) {
+  CpuAndExit now;
+  return stat(pid, &now) && now.state != 'Z';
 }
 
 namespace {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "children_files.h"
+#include "proc_files.h"
 
 namespace account {
 
@@ -21,8 +22,11 @@ class ProcTree {
   /// A descriptor that polls readable once `pid` has ended (its pidfd); -1
   /// when it is gone already.
   virtual int open_pidfd(pid_t pid);
+  /// One read of `pid`'s stat, for a pid with no ProcHandle open; false when
+  /// it is gone.
+  virtual bool stat(pid_t pid, CpuAndExit* out);
   /// True while `pid` names a process that has not ended (not a zombie).
-  virtual bool running(pid_t pid);
+  bool running(pid_t pid);
 
  protected:
   ~ProcTree() = default;

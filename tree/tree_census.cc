@@ -1,10 +1,13 @@
 #include "tree_census.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <string>
 
 #include "proc_files.h"
+#include "proc_reader.h"
 #include "proc_text.h"
 
 namespace account {
@@ -43,13 +46,11 @@ void TreeCensus::ended(pid_t pid) {
   if (it != procs_.end()) it->second.ended = true;
 }
 
-void TreeCensus::find_unreaped() {
+void TreeCensus::find_unreaped(ProcTree& proc) {
   for (auto& [pid, p] : procs_) {
     if (!p.ended) continue;
     CpuAndExit now;
-    std::string text = read_proc_text("/proc/" + std::to_string(pid) + "/stat");
-    p.reaped =
-        !(parse_stat(text.c_str(), &now) && now.state == 'Z' && now.start_ticks == p.start_ticks);
+    p.reaped = !(proc.stat(pid, &now) && now.state == 'Z' && now.start_ticks == p.start_ticks);
   }
 }
 
@@ -86,8 +87,11 @@ uint64_t TreeCensus::unseen_cpu_ns() const {
 }
 
 uint64_t loadavg_last_pid() {
+  int fd = -1;
   uint64_t pid = 0;
-  return parse_loadavg_last_pid(read_proc_text("/proc/loadavg").c_str(), &pid) ? pid : 0;
+  bool read = system_proc().last_pid(&fd, &pid);
+  if (fd >= 0) close(fd);
+  return read ? pid : 0;
 }
 
 uint64_t system_pid_max() {

@@ -26,6 +26,7 @@
 #include <set>
 
 #include "proc_files.h"
+#include "proc_tree.h"
 #include "tree_members.h"
 
 namespace account {
@@ -44,7 +45,7 @@ class TreeCensus {
   void ended(pid_t pid);
   /// At the end of the watch: a process that ended and is still a zombie has
   /// not been reaped, so its CPU is in no parent's cutime yet.
-  void find_unreaped();
+  void find_unreaped(ProcTree& proc = system_tree());
   bool recorded(pid_t pid) const { return procs_.count(pid) != 0; }
   /// Distinct processes recorded.
   uint64_t processes() const { return procs_.size(); }

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "clock.h"
 #include "tree_sampler_parts.h"
 
 namespace account {
@@ -115,9 +116,7 @@ void TreeSampler::end_proc(pid_t pid) {
   auto it = procs_.find(pid);
   if (it == procs_.end()) return;
   Proc* p = it->second.get();
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  last_end_ns_ = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+  last_end_ns_ = realtime_ns();
   if (observer_ && pid == root_) root_ended_ = true;
   if (p->had_children) reread_root_ = true;  // they are account run's now
   if (observer_ && p->found && p->images.empty()) {

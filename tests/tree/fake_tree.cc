@@ -80,7 +80,11 @@ bool FakeTree::statm(ProcHandle* h, MemoryNow* out) {
 }
 
 bool FakeTree::stat(ProcHandle* h, CpuAndExit* out) {
-  Process* p = find(h->pid);
+  return stat(h->pid, out);
+}
+
+bool FakeTree::stat(pid_t pid, CpuAndExit* out) {
+  Process* p = find(pid);
   if (!p) return false;
   std::string text = stat_text(p->zombie ? 'Z' : 'S', p->utime, 0, p->wait_status);
   text.replace(text.find("(my (prog))"), 11, "(" + p->comm + ")");
@@ -120,11 +124,6 @@ int FakeTree::open_pidfd(pid_t pid) {
   if (p->pidfd < 0) p->pidfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (p->zombie) eventfd_write(p->pidfd, 1);
   return dup(p->pidfd);  // the sampler closes its own
-}
-
-bool FakeTree::running(pid_t pid) {
-  Process* p = find(pid);
-  return p && !p->zombie;
 }
 
 }  // namespace account

@@ -51,6 +51,7 @@ class FakeTree final : public ProcReader, public ProcTree {
   uint64_t statm_reads = 0, children_reads = 0;
 
   // ProcReader
+  using ProcTree::stat;
   bool open(ProcHandle* h) override;
   void close(ProcHandle* h) override;
   bool statm(ProcHandle* h, MemoryNow* out) override;
@@ -62,7 +63,7 @@ class FakeTree final : public ProcReader, public ProcTree {
   std::vector<pid_t> children(pid_t pid, ChildrenFile* file, bool may_keep_open) override;
   std::vector<pid_t> all_children(pid_t pid) override;
   int open_pidfd(pid_t pid) override;
-  bool running(pid_t pid) override;
+  bool stat(pid_t pid, CpuAndExit* out) override;
 
  private:
   Process* find(pid_t pid);
