@@ -14,7 +14,8 @@
 #                else build, in the source tree)
 #   --calls N    calls per measured loop (default 200000 under callgrind,
 #                20 times that for the wall clock)
-#   --rounds R   interleaved rounds of the wall-clock loops (default 5)
+#   --rounds R   interleaved rounds of the wall-clock loops (default 5; 0: none,
+#                the nanosecond columns then read "–")
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$(dirname "$here")")
@@ -26,7 +27,7 @@ while [ $# -gt 0 ]; do
     --build) build=$2; shift 2 ;;
     --calls) calls=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "per_call_cost.sh: unknown option $1 (try --help)" >&2; exit 1 ;;
   esac
 done
@@ -90,6 +91,7 @@ for v in $variants; do
   done
 done
 wall_calls=$((calls * 20))
+: >"$work/wall"
 for r in $(seq "$rounds"); do
   for e in $entries; do
     n=$wall_calls
@@ -111,7 +113,8 @@ ns = collections.defaultdict(list)
 for line in open(work + "/wall"):
     v, e, count, zero, n = line.split()
     ns[v, e].append((float(n) - float(zero)) / int(count) * 1e9)
-ns = {k: statistics.median(x) for k, x in ns.items()}
+ns = collections.defaultdict(lambda: float("nan"),
+                             {k: statistics.median(x) for k, x in ns.items()})
 # free's loop also mallocs: its own cost is the difference.
 for v in ("bare", "forward-only", "account"):
     ir[v, "free"] -= ir[v, "malloc"]
@@ -127,8 +130,9 @@ print("| entry point | instructions bare | forward-only | shim | shim - forward-
 print("|---|---:|---:|---:|---:|---:|---:|---:|")
 for e in entries:
     b, f, a = ir["bare", e], ir["forward-only", e], ir["account", e]
-    print("| %s | %.1f | %+.1f | %+.1f | %+.1f | %.1f | %.1f | %.1f |" % (
-        names[e], b, f - b, a - b, a - f, ns["bare", e], ns["forward-only", e], ns["account", e]))
+    nanos = " | ".join("–" if ns[v, e] != ns[v, e] else "%.1f" % ns[v, e]
+                       for v in ("bare", "forward-only", "account"))
+    print("| %s | %.1f | %+.1f | %+.1f | %+.1f | %s |" % (names[e], b, f - b, a - b, a - f, nanos))
 pair = (ir["account", "pair"] - ir["forward-only", "pair"]) / 2
 copy = ir["account", "memcpy"] - ir["forward-only", "memcpy"]
 print()
