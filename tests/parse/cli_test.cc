@@ -12,26 +12,10 @@ namespace {
 
 using testing::data_path;
 
-struct Shell {
-  int status = -1;
-  std::string out, err;
-};
+using testing::Shell;
 
-// Runs `account ARGS` through sh (so ARGS may redirect), stdout and stderr apart.
 Shell account(const std::string& args) {
-  testing::TempFile err_file("");
-  std::string command = std::string("cd '") + PARSE_TEST_DIR + "/data' && '" + ACCOUNT_CLI + "' " +
-                        args + " 2>'" + err_file.path() + "'";
-  Shell s;
-  FILE* p = popen(command.c_str(), "r");
-  if (!p) return s;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) s.out.append(buf, n);
-  int st = pclose(p);
-  s.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  s.err = testing::read_file(err_file.path());
-  return s;
+  return testing::run_account(ACCOUNT_CLI, args);
 }
 
 TEST(Cli, StandardInputAsDashAndByDefault) {

@@ -101,21 +101,10 @@ std::pair<uint64_t, uint64_t> backtrace_totals(const std::string& path) {
   return {bytes, count};
 }
 
-struct Shell {
-  int status = -1;
-  std::string out;
-};
+using testing::Shell;
 
 Shell shell(const std::string& command) {
-  Shell s;
-  FILE* p = popen(command.c_str(), "r");
-  if (!p) return s;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) s.out.append(buf, n);
-  int st = pclose(p);
-  s.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return s;
+  return testing::run_shell(command);
 }
 
 bool have(const char* program) {

@@ -1,8 +1,10 @@
 #include "golden.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -59,6 +61,25 @@ TempFile::TempFile(const std::string& content) {
 
 TempFile::~TempFile() {
   unlink(path_.c_str());
+}
+
+Shell run_shell(const std::string& command) {
+  TempFile err_file("");
+  Shell s;
+  FILE* p = popen((command + " 2>'" + err_file.path() + "'").c_str(), "r");
+  if (!p) return s;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) s.out.append(buf, n);
+  int st = pclose(p);
+  s.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  s.err = read_file(err_file.path());
+  return s;
+}
+
+Shell run_account(const char* account_cli, const std::string& args) {
+  return run_shell(std::string("cd '") + PARSE_TEST_DIR + "/data' && '" + account_cli + "' " +
+                   args);
 }
 
 }  // namespace account::testing

@@ -39,4 +39,15 @@ class TempFile {
   std::string path_;
 };
 
+/// What a command run through sh gave: its exit status (-1: it did not exit)
+/// and its standard output and error, apart.
+struct Shell {
+  int status = -1;
+  std::string out, err;
+};
+Shell run_shell(const std::string& command);
+/// `account ARGS` through sh in data/ (so ARGS may redirect), for the tests
+/// built with ACCOUNT_CLI.
+Shell run_account(const char* account_cli, const std::string& args);
+
 }  // namespace account::testing
