@@ -55,6 +55,8 @@ namespace {
   _exit(0);
 }
 
+constexpr int kFollowEveryMs = 100;
+
 // Drains the waiting events into `members`.
 void follow(ProcEvents& events, TreeMembers* members) {
   ProcEvent e;
@@ -91,10 +93,15 @@ void kill_tree(ProcEvents& events, TreeMembers* members) {
   TreeMembers members;
   members.add(run);
   for (;;) {
-    pollfd p[2] = {{run_fd, POLLIN, 0}, {events ? events->fd() : -1, POLLIN, 0}};
-    if (poll(p, events ? 2 : 1, -1) < 0 && errno != EINTR) _exit(1);
+    // The events are read in batches, every kFollowEveryMs (the socket holds
+    // 64 MiB of them), as account run reads its own: a guard woken by each
+    // took a wake-up on the other core for every fork, exec and exit of the
+    // machine, three for each process the command started. The run's end
+    // still wakes it at once.
+    pollfd p{run_fd, POLLIN, 0};
+    if (poll(&p, 1, events ? kFollowEveryMs : -1) < 0 && errno != EINTR) _exit(1);
     if (events) follow(*events, &members);
-    if (p[0].revents) {
+    if (p.revents) {
       char c = 0;
       if (recv(run_fd, &c, 1, 0) == 1 && c == kOnPurpose) _exit(0);
       if (!events) kill_listed(*list);
