@@ -1,6 +1,5 @@
 #include "tree_stop.h"
 
-#include <dirent.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -8,20 +7,10 @@
 #include <unordered_set>
 
 #include "proc_files.h"
-#include "proc_text.h"
 
 namespace account {
 
 namespace {
-
-pid_t pid_of_name(const char* name) {
-  pid_t pid = 0;
-  for (const char* c = name; *c; ++c) {
-    if (*c < '0' || *c > '9' || pid > 100000000) return 0;
-    pid = pid * 10 + (*c - '0');
-  }
-  return pid;
-}
 
 bool held(char state) {  // stopped, or past forking
   return state == 'T' || state == 't' || state == 'Z' || state == 'X';
@@ -29,7 +18,8 @@ bool held(char state) {  // stopped, or past forking
 
 }  // namespace
 
-size_t stop_and_kill(const std::vector<pid_t>& members, std::chrono::milliseconds within) {
+size_t stop_and_kill(const std::vector<pid_t>& members, std::chrono::milliseconds within,
+                     ProcTree& proc) {
   std::unordered_set<pid_t> tree;     // whose children are the tree's
   std::unordered_set<pid_t> stopped;  // those SIGSTOP reached (this user's)
   auto add = [&](pid_t pid) {
@@ -40,13 +30,9 @@ size_t stop_and_kill(const std::vector<pid_t>& members, std::chrono::millisecond
   auto deadline = std::chrono::steady_clock::now() + within;
   for (;;) {
     bool grew = false, settled = true;
-    DIR* proc = opendir("/proc");
-    while (dirent* e = proc ? readdir(proc) : nullptr) {
-      pid_t pid = pid_of_name(e->d_name);
+    for (pid_t pid : proc.all_pids()) {
       CpuAndExit stat;
-      if (pid <= 0 ||
-          !parse_stat(read_proc_text("/proc/" + std::to_string(pid) + "/stat").c_str(), &stat))
-        continue;
+      if (!proc.stat(pid, &stat)) continue;
       if (stopped.count(pid)) {
         settled = settled && held(stat.state);
       } else if (!tree.count(pid) && tree.count(stat.ppid)) {
@@ -54,7 +40,6 @@ size_t stop_and_kill(const std::vector<pid_t>& members, std::chrono::millisecond
         grew = true;
       }
     }
-    if (proc) closedir(proc);
     if ((!grew && settled) || std::chrono::steady_clock::now() >= deadline) break;
     usleep(1000);
   }

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <vector>
 
+#include "proc_tree.h"
+
 namespace account {
 
 /// Sends SIGSTOP to `members`, then to every process whose parent is one of
@@ -16,6 +18,7 @@ namespace account {
 /// so nothing a member started escapes between two walks. The walks end after
 /// `within` in any case (a process in uninterruptible sleep never stops).
 /// Returns how many processes it sent SIGKILL to.
-size_t stop_and_kill(const std::vector<pid_t>& members, std::chrono::milliseconds within);
+size_t stop_and_kill(const std::vector<pid_t>& members, std::chrono::milliseconds within,
+                     ProcTree& proc = system_tree());
 
 }  // namespace account

@@ -26,16 +26,14 @@ uint64_t realtime_of_boot_ticks(uint64_t ticks) {
                   int64_t(ticks / hz * 1000000000 + ticks % hz * 1000000000 / hz));
 }
 
-void read_identity(pid_t pid, const CpuAndExit& stat, Identity* id) {
+void read_identity(pid_t pid, const CpuAndExit& stat, Identity* id, ProcTree& proc) {
   id->pid = pid;
   id->ppid = stat.ppid;
   read_host_name(id->host, sizeof id->host);
   id->start_realtime_ns = realtime_of_boot_ticks(stat.start_ticks);
-  std::string proc = "/proc/" + std::to_string(pid);
-  char exe[kPathCapacity];
-  ssize_t n = readlink((proc + "/exe").c_str(), exe, sizeof exe - 1);
-  id->set_exe(exe, n > 0 ? size_t(n) : 0);
-  std::string cmdline = read_proc_text(proc + "/cmdline");  // NUL-separated, as Identity keeps it
+  std::string exe = proc.exe(pid);
+  id->set_exe(exe.data(), exe.size() < kPathCapacity ? exe.size() : kPathCapacity - 1);
+  std::string cmdline = proc.cmdline(pid);  // NUL-separated, as Identity keeps it
   if (cmdline.size() > kArgvCapacity) {
     cmdline.resize(kArgvCapacity);
     cmdline.back() = 0;

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "proc_files.h"
+#include "proc_tree.h"
 #include "settings.h"
 
 namespace account {
@@ -16,7 +17,7 @@ namespace account {
 uint64_t realtime_of_boot_ticks(uint64_t ticks);
 
 /// pid, ppid and start from `stat` (the process's /proc/PID/stat); exe and
-/// argv from /proc/PID/exe and cmdline as they are now.
-void read_identity(pid_t pid, const CpuAndExit& stat, Identity* id);
+/// argv from /proc/PID/exe and cmdline as they are now (through `proc`).
+void read_identity(pid_t pid, const CpuAndExit& stat, Identity* id, ProcTree& proc = system_tree());
 
 }  // namespace account

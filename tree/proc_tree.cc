@@ -1,8 +1,10 @@
 #include "proc_tree.h"
 
+#include <dirent.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <string>
 
 #include "proc_text.h"
@@ -29,6 +31,28 @@ bool ProcTree::stat(pid_t pid, CpuAndExit* out) {
 bool ProcTree::running(pid_t pid) {
   CpuAndExit now;
   return stat(pid, &now) && now.state != 'Z';
+}
+
+std::vector<pid_t> ProcTree::all_pids() {
+  std::vector<pid_t> pids;
+  DIR* proc = opendir("/proc");
+  while (dirent* e = proc ? readdir(proc) : nullptr) {
+    char* end = nullptr;
+    long pid = std::strtol(e->d_name, &end, 10);
+    if (end != e->d_name && *end == 0 && pid > 0) pids.push_back(pid_t(pid));
+  }
+  if (proc) closedir(proc);
+  return pids;
+}
+
+std::string ProcTree::exe(pid_t pid) {
+  char path[4096];
+  ssize_t n = readlink(("/proc/" + std::to_string(pid) + "/exe").c_str(), path, sizeof path);
+  return n > 0 ? std::string(path, size_t(n)) : std::string();
+}
+
+std::string ProcTree::cmdline(pid_t pid) {
+  return read_proc_text("/proc/" + std::to_string(pid) + "/cmdline");
 }
 
 namespace {

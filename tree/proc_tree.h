@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <string>
 #include <vector>
 
 #include "children_files.h"
@@ -27,6 +28,12 @@ class ProcTree {
   virtual bool stat(pid_t pid, CpuAndExit* out);
   /// True while `pid` names a process that has not ended (not a zombie).
   bool running(pid_t pid);
+  /// Every process of the machine (the numbered entries of /proc).
+  virtual std::vector<pid_t> all_pids();
+  /// The path of `pid`'s executable ("" when it cannot be read).
+  virtual std::string exe(pid_t pid);
+  /// `pid`'s command line, its arguments NUL-separated ("" when it cannot be read).
+  virtual std::string cmdline(pid_t pid);
 
  protected:
   ~ProcTree() = default;

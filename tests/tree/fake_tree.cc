@@ -126,4 +126,20 @@ int FakeTree::open_pidfd(pid_t pid) {
   return dup(p->pidfd);  // the sampler closes its own
 }
 
+std::vector<pid_t> FakeTree::all_pids() {
+  std::vector<pid_t> pids;
+  for (auto& [pid, p] : procs_) pids.push_back(pid);
+  return pids;
+}
+
+std::string FakeTree::exe(pid_t pid) {
+  Process* p = find(pid);
+  return p ? p->exe : std::string();
+}
+
+std::string FakeTree::cmdline(pid_t pid) {
+  Process* p = find(pid);
+  return p ? p->cmdline : std::string();
+}
+
 }  // namespace account

@@ -25,6 +25,8 @@ class FakeTree final : public ProcReader, public ProcTree {
     pid_t parent = 0;
     uint64_t size_pages = 0, resident_pages = 0;
     std::string comm = "prog";
+    std::string exe = "/usr/bin/prog";
+    std::string cmdline = std::string("prog\0--flag\0", 12);
     bool zombie = false;
     int wait_status = 0;
     uint64_t utime = 0;  // clock ticks
@@ -64,6 +66,9 @@ class FakeTree final : public ProcReader, public ProcTree {
   std::vector<pid_t> all_children(pid_t pid) override;
   int open_pidfd(pid_t pid) override;
   bool stat(pid_t pid, CpuAndExit* out) override;
+  std::vector<pid_t> all_pids() override;
+  std::string exe(pid_t pid) override;
+  std::string cmdline(pid_t pid) override;
 
  private:
   Process* find(pid_t pid);
