@@ -32,7 +32,7 @@ void read_identity(pid_t pid, const CpuAndExit& stat, Identity* id, ProcTree& pr
   read_host_name(id->host, sizeof id->host);
   id->start_realtime_ns = realtime_of_boot_ticks(stat.start_ticks);
   std::string exe = proc.exe(pid);
-  id->set_exe(exe.data(), exe.size() < kPathCapacity ? exe.size() : kPathCapacity - 1);
+  id->set_exe(exe.data(), exe.size());      // cut to kPathCapacity there
   std::string cmdline = proc.cmdline(pid);  // NUL-separated, as Identity keeps it
   if (cmdline.size() > kArgvCapacity) {
     cmdline.resize(kArgvCapacity);

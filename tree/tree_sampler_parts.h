@@ -1,7 +1,7 @@
 /// TreeSampler's own view of the processes and image files it follows, shared
 /// by its parts: the walk (tree_walk.cc), the run directory's images
 /// (tree_images.cc), the watch observer (tree_observer.cc) and the processes'
-/// lifetimes (tree_sampler.cc). Not for use outside tree_sampler*.
+/// lifetimes (tree_sampler.cc). Not for use outside those four files.
 #pragma once
 
 #include <string>

@@ -11,18 +11,24 @@
 namespace account {
 namespace {
 
+// The identity of `pid` as account watch reads it: its stat, then the rest.
+Identity identity_of(FakeTree& proc, pid_t pid, CpuAndExit* stat) {
+  ProcHandle h;
+  h.pid = pid;
+  EXPECT_TRUE(proc.stat(&h, stat));
+  Identity id;
+  read_identity(pid, *stat, &id, proc);
+  return id;
+}
+
 TEST(ProcIdentity, ExeArgvAndParentFromProc) {
   FakeTree proc;
   proc.fork(0, 40, 1, 1);
   FakeTree::Process& p = proc.fork(40, 41, 1, 1);
   p.exe = "/usr/lib/git-core/git";
   p.cmdline = std::string("git\0upload-pack\0/srv/repo\0", 26);
-  ProcHandle h;
-  h.pid = 41;
   CpuAndExit stat;
-  ASSERT_TRUE(proc.stat(&h, &stat));
-  Identity id;
-  read_identity(41, stat, &id, proc);
+  Identity id = identity_of(proc, 41, &stat);
   EXPECT_EQ(id.pid, 41);
   EXPECT_EQ(id.ppid, stat.ppid);
   EXPECT_STREQ(id.exe(), "/usr/lib/git-core/git");
@@ -36,12 +42,8 @@ TEST(ProcIdentity, ALongCommandLineIsCutAndSaidSo) {
   FakeTree proc;
   FakeTree::Process& p = proc.fork(0, 42, 1, 1);
   p.cmdline = "x" + std::string(kArgvCapacity + 100, 'a') + std::string(1, '\0');
-  ProcHandle h;
-  h.pid = 42;
   CpuAndExit stat;
-  ASSERT_TRUE(proc.stat(&h, &stat));
-  Identity id;
-  read_identity(42, stat, &id, proc);
+  Identity id = identity_of(proc, 42, &stat);
   EXPECT_TRUE(id.argv_truncated);
   EXPECT_EQ(id.argv_len, kArgvCapacity);
   EXPECT_EQ(id.argc, 1);  // the cut ends the one argument
