@@ -247,6 +247,11 @@ int command_run(const Args& args) {
 
   // Before the first child: if account run is killed, its guard kills the tree.
   RunGuard guard;
+  if (!guard.error().empty())
+    fmt::print(stderr,
+               "account run: no guard ({}): if account run is killed, what the command started "
+               "runs on\n",
+               guard.error());
   // Orphans (daemons, the shim's samplers) come back to us, so the tree stays whole.
   prctl(PR_SET_CHILD_SUBREAPER, 1);
 

@@ -1,4 +1,5 @@
-/// The guard of `account run`: a process outside the run's tree that knows
+/// The guard of `account run`: a process outside the run's tree (the
+/// account-guard helper, guard_main.cc) that knows
 /// the tree's members and, when account run dies without saying it ends on
 /// purpose (SIGKILL), kills every one of them: the command and whatever it had
 /// started (docs/security.md). It follows them through the kernel's process
@@ -13,11 +14,14 @@
 
 namespace account {
 
+struct GuardList;
+
 class RunGuard {
  public:
   /// Starts the guard of the calling process's future descendants. Call it
   /// before the first child and before PR_SET_CHILD_SUBREAPER (the guard is
-  /// no child of the run). If it cannot be started, error() says why.
+  /// no child of the run). If it cannot be started (no account-guard next to
+  /// account: shim_location.h), error() says why.
   RunGuard();
   /// Tells the guard the run ends on purpose: processes that outlive it
   /// (daemons) live on.
@@ -36,11 +40,9 @@ class RunGuard {
   /// changed; a no-op with process events.
   void publish(pid_t command, const std::vector<pid_t>& live);
 
-  struct List;
-
  private:
   int fd_ = -1;  // the run's end of a socket pair; its close without a byte is the run's death
-  List* list_ = nullptr;  // shared with the guard; nullptr with process events
+  GuardList* list_ = nullptr;  // shared with the guard; nullptr with process events
   std::vector<pid_t> published_;
   std::string error_;
 };

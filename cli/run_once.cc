@@ -26,7 +26,7 @@
 #include "run_leftovers.h"
 #include "run_signals.h"
 #include "sampling.h"
-#include "spawn.h"
+#include "spawn_command.h"
 #include "tree_members.h"
 #include "tree_sampler.h"
 #include "values.h"

@@ -9,7 +9,7 @@
 #include <chrono>
 #include <sstream>
 
-#include "spawn.h"
+#include "spawn_command.h"
 
 extern char** environ;
 

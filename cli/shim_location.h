@@ -1,6 +1,9 @@
-/// Where libaccount.so is: $ACCOUNT_LIB, else relative to the account binary: the
-/// build tree (../libaccount/), the configured install libdir, the Debian
-/// multiarch libdir (../lib/x86_64-linux-gnu/, where the .deb puts it), ../lib/.
+/// Where the files account runs with are, relative to the account binary.
+/// libaccount.so: $ACCOUNT_LIB, else the build tree (../libaccount/), the
+/// configured install libdir, the Debian multiarch libdir
+/// (../lib/x86_64-linux-gnu/, where the .deb puts it), ../lib/. account-guard
+/// (run_guard.h): next to account (the build tree), else the configured
+/// install libexecdir, ../libexec/; no variable names another (root runs it).
 #pragma once
 
 #include <filesystem>
@@ -20,5 +23,12 @@ std::string find_shim_for(const std::filesystem::path& exe, std::string* error);
 
 /// find_shim_for(the running executable).
 std::string find_shim(std::string* error);
+
+/// The paths tried for account-guard when account is the executable `exe`.
+std::vector<std::filesystem::path> guard_candidates(const std::filesystem::path& exe);
+
+/// The absolute path of account-guard for the running executable, or "" with
+/// *error set.
+std::string find_guard(std::string* error);
 
 }  // namespace account

@@ -27,7 +27,8 @@ dpkg-deb -x "$deb" "$tmp/staged"
 commands=$("$tmp/staged/usr/bin/account" --help | awk -v list=commands -f "$src/packaging/help-options.awk")
 [[ " $(echo $commands) " == *" run report compare watch export "* ]] ||
   fail "commands read from the packaged account --help: $commands"
-want=(/usr/bin/account "/usr/lib/$arch/libaccount.so" /usr/share/man/man1/account.1.gz
+want=(/usr/bin/account "/usr/lib/$arch/libaccount.so" /usr/libexec/account-guard
+  /usr/share/man/man1/account.1.gz
   /usr/share/man/man7/libaccount.7.gz /usr/share/bash-completion/completions/account
   /usr/share/account/perf-tests/perf-test.sh /usr/share/account/perf-tests/accounts-test.sh
   /usr/share/account/perf-tests/README.md /usr/share/doc/account/README.md)
@@ -112,6 +113,8 @@ grep -Eq '^account [0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]{12}(-dirty)?|unknow
 # account run preloads the shim it found: its record shows the command was counted.
 "$root/usr/bin/account" run -q -o "$tmp/r.jsonl" --test deb --op ls -- ls / >/dev/null 2>"$tmp/err" ||
   fail "installed account run: $(cat "$tmp/err")"
+# ... with its guard, /usr/libexec/account-guard (static: it needs no package).
+! grep -q "no guard" "$tmp/err" || fail "the installed run found no guard: $(cat "$tmp/err")"
 grep -q '"kind":"process".*"exe":"/usr/bin/ls".*"malloc_calls":[1-9].*"written_by":"process"' \
   "$tmp/r.jsonl" ||
   fail "no counted process record from the installed shim: $(cat "$tmp/r.jsonl")"

@@ -56,6 +56,18 @@ TEST(ShimLocation, FindsThePackagedShimWithoutVariables) {
   fs::remove_all(root);
 }
 
+// The guard: next to account (the build tree, /usr/bin), then the libexec
+// directories under account's prefix (/usr/libexec, as in the .deb).
+TEST(GuardLocation, NextToAccountFirstThenLibexec) {
+  auto c = account::guard_candidates("/usr/bin/account");
+  ASSERT_GE(c.size(), 2u);
+  EXPECT_EQ(c[0], fs::path("/usr/bin/account-guard"));
+  EXPECT_TRUE(contains(c, "/usr/libexec/account-guard"));
+  for (const fs::path& p : c) EXPECT_EQ(p.filename(), "account-guard");
+  EXPECT_EQ(account::guard_candidates("/src/build/cli/account").front(),
+            fs::path("/src/build/cli/account-guard"));
+}
+
 TEST(ShimLocation, AccountLibWins) {
   setenv("ACCOUNT_LIB", "/nonexistent/libaccount.so", 1);
   std::string error;

@@ -1,4 +1,4 @@
-#include "spawn.h"
+#include "spawn_command.h"
 
 #include <errno.h>
 #include <signal.h>
