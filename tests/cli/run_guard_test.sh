@@ -9,7 +9,8 @@ set -u
 account=$1
 guard=$(dirname "$account")/account-guard
 dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+run=
+trap '[ -n "$run" ] && kill $run 2>/dev/null; rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 # Run by hand, the helper refuses in one line.
