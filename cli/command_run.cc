@@ -193,6 +193,9 @@ int command_run(const Args& args) {
   // From here on SIGINT, SIGTERM and SIGHUP are read in the poll loops, so no
   // signal ends account run before it has cleaned up.
   RunSignals signals;
+  // If account run is killed, its guard kills the tree. It starts while the
+  // run prepares; ready_for_children() waits for it before the first child.
+  RunGuard guard;
   // A run killed with SIGKILL left its directory and temporary output (its
   // command died with it: PR_SET_PDEATHSIG): said once, and removed.
   for (const std::string& line : remove_dead_runs(image_dir_bases())) print_message(line);
@@ -245,16 +248,6 @@ int command_run(const Args& args) {
   std::vector<std::string> prepare_env;
   if (!o.prepare.empty()) prepare_env = unaccounted_environment(shim);
 
-  // Before the first child: if account run is killed, its guard kills the tree.
-  RunGuard guard;
-  if (!guard.error().empty())
-    fmt::print(stderr,
-               "account run: no guard ({}): if account run is killed, what the command started "
-               "runs on\n",
-               guard.error());
-  // Orphans (daemons, the shim's samplers) come back to us, so the tree stays whole.
-  prctl(PR_SET_CHILD_SUBREAPER, 1);
-
   int exit_status = 0;
   bool warned_without_shim = false;
   GateStatus worst_budget = GateStatus::kPassed;  // over the repetitions: failed > not judged
@@ -265,6 +258,7 @@ int command_run(const Args& args) {
       break;
     }
     if (!o.prepare.empty()) {
+      ready_for_children(guard);
       PrepareResult p = run_prepare(o.prepare, prepare_env, signals, o.kill_after_s);
       if (p.interrupted) {
         exit_status = 128 + p.interrupted;

@@ -5,7 +5,9 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -83,14 +85,14 @@ std::string await_guard(const std::string& path, pid_t pid, int run_end, char* c
 }  // namespace
 
 RunGuard::RunGuard() {
-  std::string path = find_guard(&error_);
-  if (path.empty()) return;
+  path_ = find_guard(&error_);
+  if (path_.empty()) return;
   int pair[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
     error_ = std::strerror(errno);
     return;
   }
-  int run_end = pair[0];
+  fd_ = pair[0];
   int guard_end = above_guard_fds(pair[1]);
   // The list, shared with a guard that has no process events; pages never
   // written cost nothing.
@@ -99,26 +101,29 @@ RunGuard::RunGuard() {
       list_fd >= 0 && ftruncate(list_fd, sizeof(GuardList)) == 0
           ? mmap(nullptr, sizeof(GuardList), PROT_READ | PROT_WRITE, MAP_SHARED, list_fd, 0)
           : MAP_FAILED;
-  GuardList* list = shared == MAP_FAILED ? nullptr : static_cast<GuardList*>(shared);
-  pid_t pid = guard_end >= 0 && list ? spawn_guard(path, guard_end, list_fd) : -1;
-  int spawn_errno = errno;
+  if (shared != MAP_FAILED) list_ = static_cast<GuardList*>(shared);
+  starting_ = guard_end >= 0 && list_ ? spawn_guard(path_, guard_end, list_fd) : -1;
+  if (starting_ < 0) error_ = path_ + ": " + std::strerror(errno);
   if (guard_end >= 0) close(guard_end);
   if (list_fd >= 0) close(list_fd);
+}
+
+bool RunGuard::await() {
+  if (awaited_) return false;
+  awaited_ = true;
   char c = 0;
-  if (pid < 0)
-    error_ = path + ": " + std::strerror(spawn_errno);
-  else
-    error_ = await_guard(path, pid, run_end, &c);
+  if (starting_ > 0) error_ = await_guard(path_, starting_, fd_, &c);
+  starting_ = -1;
   if (!error_.empty()) {
-    close(run_end);
-    if (list) munmap(list, sizeof(GuardList));
-    return;
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
+    if (list_) munmap(list_, sizeof(GuardList));
+    list_ = nullptr;
+  } else if (c == kGuardReady) {
+    munmap(list_, sizeof(GuardList));
+    list_ = nullptr;
   }
-  fd_ = run_end;
-  if (c == kGuardReady && list)
-    munmap(list, sizeof(GuardList));
-  else
-    list_ = list;
+  return true;
 }
 
 void RunGuard::publish(pid_t command, const std::vector<pid_t>& live) {
@@ -136,10 +141,21 @@ void RunGuard::publish(pid_t command, const std::vector<pid_t>& live) {
 }
 
 RunGuard::~RunGuard() {
+  await();  // a run that ended before its first child: the guard's first process reaped
   if (list_) munmap(list_, sizeof(GuardList));
   if (fd_ < 0) return;
   send(fd_, &kGuardOnPurpose, 1, MSG_NOSIGNAL);
   close(fd_);
+}
+
+void ready_for_children(RunGuard& guard) {
+  if (!guard.await()) return;
+  if (!guard.error().empty())
+    fprintf(stderr,
+            "account run: no guard (%s): if account run is killed, what the command started "
+            "runs on\n",
+            guard.error().c_str());
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
 }
 
 }  // namespace account

@@ -267,6 +267,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   // A guard that knows the tree by list reaches the command's children through
   // it: the command must not die first and orphan them (run_guard.h).
   static const std::vector<int> kNoGroups;
+  ready_for_children(guard);
   Spawned spawned =
       spawn_command(o.command, signals.child(), nullptr, !guard.by_list(),
                     cgroup ? cgroup->join_fds() : kNoGroups, o.cgroup == CgroupMode::kRequire);
