@@ -1,13 +1,24 @@
 #include "image_directory.h"
 
+#include <fcntl.h>
 #include <limits.h>
+#include <sys/file.h>
 #include <sys/inotify.h>
 #include <unistd.h>
 
 namespace account {
 
+bool ImageDirectory::claim(int dir_fd) {
+  return flock(dir_fd, LOCK_EX | LOCK_NB) == 0;
+}
+
 ImageDirectory::ImageDirectory(std::string path) : path_(std::move(path)) {
   if (path_.empty()) return;
+  lock_ = open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (lock_ >= 0 && !claim(lock_)) {
+    close(lock_);
+    lock_ = -1;
+  }
   watch_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (watch_ >= 0 &&
       inotify_add_watch(watch_, path_.c_str(), IN_CREATE | IN_MOVED_TO | IN_DELETE) < 0) {
@@ -19,6 +30,7 @@ ImageDirectory::ImageDirectory(std::string path) : path_(std::move(path)) {
 ImageDirectory::~ImageDirectory() {
   if (stream_) closedir(stream_);
   if (watch_ >= 0) close(watch_);
+  if (lock_ >= 0) close(lock_);
 }
 
 bool ImageDirectory::changes(std::vector<std::string>* created, std::set<std::string>* removed) {
@@ -62,7 +74,7 @@ bool ImageDirectory::list(std::vector<std::string>* names) {
 }
 
 bool ImageDirectory::holds(int fd) const {
-  return fd >= 0 && ((stream_ && fd == dirfd(stream_)) || fd == watch_);
+  return fd >= 0 && ((stream_ && fd == dirfd(stream_)) || fd == watch_ || fd == lock_);
 }
 
 void ImageDirectory::remove() {
@@ -71,6 +83,8 @@ void ImageDirectory::remove() {
   if (watch_ >= 0) close(watch_);
   watch_ = -1;
   if (!path_.empty()) rmdir(path_.c_str());
+  if (lock_ >= 0) close(lock_);
+  lock_ = -1;
 }
 
 }  // namespace account

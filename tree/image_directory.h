@@ -3,6 +3,11 @@
 /// which names were created and removed since the last look; when it cannot
 /// tell (the first look, no watch, an overflow), the directory is listed,
 /// kept open between looks (a rewind instead of an open, a stat, a close).
+///
+/// The run that made the directory holds its flock for as long as any of its
+/// processes lives (account run, then its lingering sampler, which inherits
+/// the lock with the descriptor): what tells the next run that the directory
+/// is in use, not left by a killed run (cli/run_leftovers.h).
 #pragma once
 
 #include <dirent.h>
@@ -15,7 +20,8 @@ namespace account {
 
 class ImageDirectory {
  public:
-  /// `path`: the directory ("" for none: every look finds nothing).
+  /// `path`: the directory ("" for none: every look finds nothing). Takes
+  /// the directory's lock.
   explicit ImageDirectory(std::string path);
   ~ImageDirectory();
   ImageDirectory(const ImageDirectory&) = delete;
@@ -32,13 +38,19 @@ class ImageDirectory {
   bool list(std::vector<std::string>* names);
   /// True for the descriptors it holds.
   bool holds(int fd) const;
-  /// Stops watching and listing, and removes the directory if it is empty.
+  /// Stops watching and listing, removes the directory if it is empty, and
+  /// lets its lock go.
   void remove();
+
+  /// Takes the lock of the run directory open at `dir_fd` (it lasts while the
+  /// descriptor is open, here or in a fork); false while a run holds it.
+  static bool claim(int dir_fd);
 
  private:
   std::string path_;
   DIR* stream_ = nullptr;  // listed when the watch cannot tell
   int watch_ = -1;         // inotify: names created and removed in path_
+  int lock_ = -1;          // the directory, open and locked (claim())
   bool listed_once_ = false;
 };
 

@@ -463,6 +463,42 @@ TEST(RunTreeImages, DaemonOutlivingTheCommandKilledStillRecorded) {
   }
 }
 
+// The next run of the same user removes what killed runs left, by their
+// account run's pid. A run whose account run ended with a daemon still
+// running lives on in its lingering sampler, which holds the run directory's
+// lock: the next run leaves it alone, and the daemon, killed later, is still
+// recorded by that sampler. (Before the lock, the next run removed the
+// daemon's image file, and a daemon killed then had no record.)
+TEST(RunTreeImages, NextRunLeavesALingeringRunsDirectory) {
+  TempDir dir;
+  Daemon d = start_daemon(dir, "30");
+  struct Killer {
+    int64_t pid;
+    ~Killer() {
+      if (pid > 0) kill(pid_t(pid), SIGKILL);
+    }
+  } killer{d.pid};
+  ASSERT_EQ(d.run.result.status, 0) << context(d.run);
+  ASSERT_GT(d.pid, 0);
+  ASSERT_FALSE(d.run.run_dir.empty());
+  // 200 ms (40 intervals): sleep's shim has long started and been sampled.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  TempDir next_dir;
+  RunOutput next = account_run(next_dir, "true");
+  ASSERT_EQ(next.result.status, 0) << context(next);
+  EXPECT_EQ(next.result.err.find("removed what account run"), std::string::npos) << next.result.err;
+  EXPECT_TRUE(fs::is_directory(d.run.run_dir)) << d.run.run_dir << " was removed by the next run";
+  ASSERT_EQ(kill(pid_t(d.pid), SIGKILL), 0);
+  std::optional<ProcessRecord> r = wait_for_final_record(d.run, d.pid, 5);
+  ASSERT_TRUE(r.has_value()) << "no record of the killed daemon " << d.pid << "\n"
+                             << context(d.run);
+  EXPECT_EQ(r->end, "killed") << context(d.run);
+  EXPECT_EQ(r->written_by, "sampler") << context(d.run);
+  EXPECT_TRUE(ends_with(r->exe, "/sleep")) << r->exe;
+  EXPECT_TRUE(wait_until(5, [&] { return !fs::exists(d.run.run_dir); }))
+      << d.run.run_dir << " is left after the daemon was killed";
+}
+
 // ---- 5. A fork storm --------------------------------------------------------
 
 // fork_storm (tests/robustness) forks N children while threads churn malloc in
