@@ -1,5 +1,5 @@
-/// Closing every inherited descriptor but a few, for the processes account run
-/// forks to outlive or guard the command: they must hold no pipe a reader of
+/// Closing every inherited descriptor but a few, for the lingering sampler
+/// account run forks to outlive the command: it must hold no pipe a reader of
 /// the run waits on.
 #pragma once
 
