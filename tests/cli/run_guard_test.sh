@@ -3,12 +3,13 @@
 # with posix_spawn: it is no child of the run, leads no session of the
 # caller's, holds only its own descriptors (no pipe of the caller's: a reader
 # of the run's output sees its end with the run's), ends with the run, and
-# an account without the helper says so in one line and still records.
+# an account without the helper, or with one that fails, says so in one line
+# and still records.
 # Usage: run_guard_test.sh ACCOUNT_BINARY; prints "ok" last.
 set -u
 account=$1
 guard=$(dirname "$account")/account-guard
-dir=$(mktemp -d)
+dir=$(mktemp -d "$PWD/run_guard_test.XXXXXX")  # in the build tree: programs run from it
 run=
 trap '[ -n "$run" ] && kill $run 2>/dev/null; rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -63,4 +64,13 @@ ACCOUNT_LIB=$shim "$dir/alone/account" run -q --cgroup=off -o "$dir/alone.jsonl"
 want="account run: no guard (account-guard not found next to $dir/alone/account): if account run is killed, what the command started runs on"
 [ "$(cat "$dir/alone.err")" = "$want" ] || fail "without a guard it said: $(cat "$dir/alone.err")"
 grep -q '"kind":"tree"' "$dir/alone.jsonl" || fail "no tree record without a guard"
+
+# A helper that fails at its start: the line says how.
+printf '#!/bin/sh\nexit 3\n' >"$dir/alone/account-guard"
+chmod +x "$dir/alone/account-guard"
+ACCOUNT_LIB=$shim "$dir/alone/account" run -q --cgroup=off -o "$dir/failed.jsonl" -- true \
+  2>"$dir/failed.err" || fail "the run with a failing guard failed: $(cat "$dir/failed.err")"
+want="account run: no guard ($dir/alone/account-guard exited with 3): if account run is killed, what the command started runs on"
+[ "$(cat "$dir/failed.err")" = "$want" ] || fail "with a failing guard it said: $(cat "$dir/failed.err")"
+grep -q '"kind":"tree"' "$dir/failed.jsonl" || fail "no tree record with a failing guard"
 echo ok
