@@ -71,7 +71,10 @@ pid_t spawn_guard(const std::string& path, int socket, int list) {
 // the guard, which then sends its ready byte (*c). "" when it did, else why not.
 std::string await_guard(const std::string& path, pid_t pid, int run_end, char* c) {
   int status = 0;
-  if (waitpid(pid, &status, 0) != pid) return path + ": " + std::strerror(errno);
+  pid_t waited;
+  while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+  }
+  if (waited != pid) return path + ": " + std::strerror(errno);
   if (WIFSIGNALED(status))
     return path + " was killed by signal " + std::to_string(WTERMSIG(status));
   if (WEXITSTATUS(status) != 0) return path + " exited with " + std::to_string(WEXITSTATUS(status));
@@ -102,8 +105,10 @@ RunGuard::RunGuard() {
           ? mmap(nullptr, sizeof(GuardList), PROT_READ | PROT_WRITE, MAP_SHARED, list_fd, 0)
           : MAP_FAILED;
   if (shared != MAP_FAILED) list_ = static_cast<GuardList*>(shared);
-  starting_ = guard_end >= 0 && list_ ? spawn_guard(path_, guard_end, list_fd) : -1;
-  if (starting_ < 0) error_ = path_ + ": " + std::strerror(errno);
+  if (guard_end < 0 || !list_)
+    error_ = std::string("cannot make what it shares with the run: ") + std::strerror(errno);
+  else if ((starting_ = spawn_guard(path_, guard_end, list_fd)) < 0)
+    error_ = path_ + ": " + std::strerror(errno);
   if (guard_end >= 0) close(guard_end);
   if (list_fd >= 0) close(list_fd);
 }
