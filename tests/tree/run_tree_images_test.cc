@@ -355,6 +355,14 @@ struct Daemon {
   int64_t pid = -1;
 };
 
+// SIGKILLs a daemon a test started when the test ends, whatever its outcome.
+struct KillAtEnd {
+  int64_t pid;
+  ~KillAtEnd() {
+    if (pid > 0) kill(pid_t(pid), SIGKILL);
+  }
+};
+
 Daemon start_daemon(const TempDir& dir, const std::string& seconds) {
   Daemon d;
   d.run = account_run(dir, "sleep " + seconds + " </dev/null >/dev/null 2>&1 & echo $! >" +
@@ -424,12 +432,7 @@ std::string image_mapping(int64_t pid) {
 void expect_killed_daemon_recorded() {
   TempDir dir;
   Daemon d = start_daemon(dir, "30");
-  struct Killer {
-    int64_t pid;
-    ~Killer() {
-      if (pid > 0) kill(pid_t(pid), SIGKILL);
-    }
-  } killer{d.pid};
+  KillAtEnd killer{d.pid};
   ASSERT_EQ(d.run.result.status, 0) << context(d.run);
   ASSERT_GT(d.pid, 0);
   EXPECT_LT(d.run.seconds, 1.0) << context(d.run);
@@ -472,12 +475,7 @@ TEST(RunTreeImages, DaemonOutlivingTheCommandKilledStillRecorded) {
 TEST(RunTreeImages, NextRunLeavesALingeringRunsDirectory) {
   TempDir dir;
   Daemon d = start_daemon(dir, "30");
-  struct Killer {
-    int64_t pid;
-    ~Killer() {
-      if (pid > 0) kill(pid_t(pid), SIGKILL);
-    }
-  } killer{d.pid};
+  KillAtEnd killer{d.pid};
   ASSERT_EQ(d.run.result.status, 0) << context(d.run);
   ASSERT_GT(d.pid, 0);
   ASSERT_FALSE(d.run.run_dir.empty());
