@@ -1,10 +1,10 @@
 // account-guard: the guard of one `account run` (run_guard.h), a small
-// program of its own so that starting it costs an exec of a few hundred KiB
-// instead of two forks of `account`. account run starts it with the
-// descriptors of guard_protocol.h, its own pid as the one argument, no
-// environment and /dev/null on 0-2; the guard forks once and its parent exits,
-// so that it is no child of the run (the run's samplers and waits never meet
-// it).
+// static program of its own, so that starting it costs the exec and the fork
+// of a small process instead of two forks of `account`. account run starts it
+// with the descriptors of guard_protocol.h, its own pid as the one argument,
+// no environment and /dev/null on 0-2; the guard forks once and its parent
+// exits, so that it is no child of the run (the run's samplers and waits never
+// meet it).
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
