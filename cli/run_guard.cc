@@ -5,7 +5,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
-#include <stdio.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -16,6 +15,7 @@
 #include <cstring>
 #include <string>
 
+#include "commands.h"
 #include "guard_protocol.h"
 #include "shim_location.h"
 
@@ -155,11 +155,10 @@ RunGuard::~RunGuard() {
 
 void ready_for_children(RunGuard& guard) {
   if (!guard.await()) return;
+  // The error names a path: print_message escapes what a file name may hold.
   if (!guard.error().empty())
-    fprintf(stderr,
-            "account run: no guard (%s): if account run is killed, what the command started "
-            "runs on\n",
-            guard.error().c_str());
+    print_message("account run: no guard (" + guard.error() +
+                  "): if account run is killed, what the command started runs on");
   prctl(PR_SET_CHILD_SUBREAPER, 1);
 }
 
