@@ -105,7 +105,12 @@ int open_output(const char* path, bool pinned) {
     return fd;
   };
   // Read-write so the last byte can be checked; write-only where reading is not allowed.
-  int fd = open_as(O_RDWR);
+  // O_NOATIME: every append moves the file's mtime past its atime, so with
+  // relatime each check of the last byte would write the inode (a journal
+  // transaction on ext4) at every process's end. Only the file's owner (or
+  // CAP_FOWNER) may ask for it: anyone else gets EPERM and opens without.
+  int fd = open_as(O_RDWR | O_NOATIME);
+  if (fd == -EPERM) fd = open_as(O_RDWR);
   if (fd == -EACCES) fd = open_as(O_WRONLY);
   if (fd < 0) return fd;
   fd = fd_above_stdio(fd);
@@ -451,11 +456,12 @@ size_t record_capacity(const RecordSource& src) {
 }
 
 namespace {
-// Room for nearly every record: composed here, a record costs no mmap. Only
+// Room for nearly every record the stack has no room for: composed here, a
+// record costs no mmap. Only
 // the one writer that claimed an image's record uses it (the claim is a
 // compare-and-swap), in its own address space. Used from its first page
-// boundary on, so a usual record (under 4 KiB) costs the image one page fault,
-// not two. (alignas(4096) would page-align all of .bss, whose small variables
+// boundary on, so a record under 4 KiB costs the image one page fault, not
+// two. (alignas(4096) would page-align all of .bss, whose small variables
 // now share the page ld.so zeroes anyway.)
 constexpr size_t kRecordStorageBytes = 16 * 1024;
 ACCOUNT_LARGE_BSS char g_record_storage[kRecordStorageBytes + 4096];
@@ -467,7 +473,7 @@ char* record_storage() {
 }  // namespace
 
 bool compose_for_output(const RecordSource& src, const FinalFigures& figures, const Ending& ending,
-                        ComposedRecord* out) {
+                        char* stack_room, ComposedRecord* out) {
   *out = ComposedRecord{};
   out->to_stderr = !src.settings->has_output;
   auto compose = [&](char* storage, size_t capacity) {
@@ -480,6 +486,7 @@ bool compose_for_output(const RecordSource& src, const FinalFigures& figures, co
     out->size = text.size();
     return !text.overflowed();
   };
+  if (compose(stack_room, kStackRecordBytes)) return true;
   if (compose(record_storage(), kRecordStorageBytes)) return true;
   size_t capacity = record_capacity(src);
   void* storage =
@@ -510,7 +517,8 @@ int write_composed(ComposedRecord* record, const RecordSource& src) {
 
 int emit(const RecordSource& src, const FinalFigures& figures, const Ending& ending) {
   ComposedRecord record;
-  if (!compose_for_output(src, figures, ending, &record)) return ENOMEM;
+  char stack_room[kStackRecordBytes];
+  if (!compose_for_output(src, figures, ending, stack_room, &record)) return ENOMEM;
   return write_composed(&record, src);
 }
 

@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "atomics.h"
 #include "ending.h"
 #include "proc_files.h"
-#include "atomics.h"
 #include "region.h"
 #include "sampling.h"
 #include "settings.h"
@@ -41,8 +41,8 @@ struct FinalFigures {
   uint64_t end_realtime_ns = 0;
   uint64_t cpu_user_ns = 0;
   uint64_t cpu_sys_ns = 0;
-  MemoryPeaks peaks;  // the kernel's VmPeak/VmHWM
-  MemoryNow last;     // a last statm reading, folded into the sampled peaks
+  MemoryPeaks peaks;        // the kernel's VmPeak/VmHWM
+  MemoryNow last;           // a last statm reading, folded into the sampled peaks
   KernelCounters counters;  // faults, context switches, I/O: each group when read
 };
 
@@ -127,7 +127,8 @@ extern bool g_output_warned;  // at most one warning line per process
 /// line, unless one was given already.
 void warn_record_lost(const Settings& settings, int pid, int err);
 
-/// A record composed and not yet written (in a static buffer or a mapping).
+/// A record composed and not yet written (in the caller's buffer, a static
+/// buffer or a mapping).
 struct ComposedRecord {
   const char* data = nullptr;
   size_t size = 0;
@@ -135,9 +136,17 @@ struct ComposedRecord {
   void* mapping = nullptr;
   size_t mapping_size = 0;
 };
-/// Composes the record of `src` (or its stderr summary when no output is set).
+/// Room for a usual record (under 3 KiB: no backtraces, no timeline, a short
+/// argv) on the writer's stack. At an image's end the stack is already that
+/// deep (the /proc/self/status read just before used 4 KiB of it), so the
+/// record costs no page fault; a static buffer would cost one. Kept under
+/// that read's depth, so an end takes no more stack than before.
+constexpr size_t kStackRecordBytes = 3 * 1024;
+/// Composes the record of `src` (or its stderr summary when no output is set):
+/// in `stack_room` (kStackRecordBytes) if it fits, else in a static buffer,
+/// else in a mapping.
 bool compose_for_output(const RecordSource& src, const FinalFigures& figures, const Ending& ending,
-                        ComposedRecord* out);
+                        char* stack_room, ComposedRecord* out);
 /// Writes it and frees it. Returns 0, or the errno of a failed write.
 int write_composed(ComposedRecord* record, const RecordSource& src);
 
