@@ -3,7 +3,9 @@
 # (bench/start_pairs.c): /bin/true bare, with an empty preload library, with
 # the shim (sampling on and off), and, inside one account run, bare and with
 # the run's shim. Each line is a median over the starts and its ratio to the
-# first line of its table. See docs/overhead.md ("Process starts").
+# first line of its table. Then the kernel's steps of a start and an end
+# (bench/start_steps.c), timed in fresh processes. See docs/overhead.md
+# ("Process starts", "Where a start's time goes").
 #
 # usage: perf-tests/start-pairs.sh [--starts N] [--build DIR] [--variant NAME=LIB]...
 #   --starts N         starts per variant (default 3000; about 2 min in all)
@@ -39,9 +41,11 @@ if [ ! -f "$shim" ] || [ ! -x "$account" ]; then
 fi
 
 work=$(mktemp -d /tmp/account-start-pairs.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+shm=$(mktemp -d /dev/shm/account-start-steps.XXXXXX)
+trap 'rm -rf "$work" "$shm"' EXIT
 cc=${CC:-cc}
 "$cc" -O2 -Wall -Wextra -o "$work/start_pairs" "$here/bench/start_pairs.c"
+"$cc" -O2 -Wall -Wextra -o "$work/start_steps" "$here/bench/start_steps.c"
 "$cc" -O2 -Wall -Wextra -shared -fPIC -o "$work/libempty_preload.so" "$here/bench/empty_preload.c"
 
 echo "# start pairs, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
@@ -58,4 +62,6 @@ inside=()
 for v in "${extra[@]}"; do inside+=("${v%%=*}@inherit=${v#*=}"); done
 "$account" run -q -o "$work/run.jsonl" -- "$work/start_pairs" "$starts" bare \
   "empty preload@inherit=$work/libempty_preload.so" "account run@inherit" "${inside[@]}"
+echo "## the kernel's steps in a fresh process (the image file on /dev/shm, as account run's)"
+"$work/start_steps" 400 "$shm/steps"
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
