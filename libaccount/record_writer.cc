@@ -357,9 +357,10 @@ void compose_summary(TextBuffer& out, const RecordSource& src, const FinalFigure
   out.put("\n");
 }
 
-int append_record(const Settings& settings, int pid, const char* data, uint64_t len, char* path,
-                  uint64_t path_cap) {
-  expand_output_path(settings, pid, path, path_cap);
+namespace {
+
+// Appends to the output at `path` (the output of `settings`, expanded).
+int append_to(const Settings& settings, const char* path, const char* data, uint64_t len) {
   int fd = open_output(path, settings.output_pinned);
   if (fd < 0) return -fd;
   // A writer that died mid-line (another tool, a full disk) left the file
@@ -420,6 +421,27 @@ int append_record(const Settings& settings, int pid, const char* data, uint64_t 
   return err;
 }
 
+// Out of line: its path buffer (4 KiB) takes stack only where a %p needs it.
+__attribute__((noinline)) int append_expanded(const Settings& settings, int pid, const char* data,
+                                              uint64_t len) {
+  char path[kPathCapacity];
+  return append_record(settings, pid, data, len, path, sizeof path);
+}
+
+bool has_placeholder(const char* output) {
+  for (const char* p = output; *p; ++p)
+    if (*p == '%') return true;
+  return false;
+}
+
+}  // namespace
+
+int append_record(const Settings& settings, int pid, const char* data, uint64_t len, char* path,
+                  uint64_t path_cap) {
+  expand_output_path(settings, pid, path, path_cap);
+  return append_to(settings, path, data, len);
+}
+
 bool g_output_warned = false;
 
 bool check_output_writable(const Settings& settings, int pid) {
@@ -456,13 +478,12 @@ size_t record_capacity(const RecordSource& src) {
 }
 
 namespace {
-// Room for nearly every record the stack has no room for: composed here, a
-// record costs no mmap. Only
-// the one writer that claimed an image's record uses it (the claim is a
-// compare-and-swap), in its own address space. Used from its first page
-// boundary on, so a record under 4 KiB costs the image one page fault, not
-// two. (alignas(4096) would page-align all of .bss, whose small variables
-// now share the page ld.so zeroes anyway.)
+// Room for nearly every record too long for the stack (kStackRecordBytes):
+// composed here, it costs no mmap. Only the one writer that claimed an image's
+// record uses it (the claim is a compare-and-swap), in its own address space.
+// Used from its first page boundary on, so a record under 4 KiB costs the image
+// one page fault, not two. (alignas(4096) would page-align all of .bss, whose
+// small variables now share the page ld.so zeroes anyway.)
 constexpr size_t kRecordStorageBytes = 16 * 1024;
 ACCOUNT_LARGE_BSS char g_record_storage[kRecordStorageBytes + 4096];
 
@@ -506,9 +527,12 @@ int write_composed(ComposedRecord* record, const RecordSource& src) {
     ssize_t ignored = write(2, record->data, record->size);
     (void)ignored;
   } else if (record->data) {
-    char path[kPathCapacity];
-    err = append_record(*src.settings, src.identity->pid, record->data, record->size, path,
-                        sizeof path);
+    // An output without a % (always the run's) is its own path: no copy, and
+    // no 4-KiB buffer beside the record on a stack that is deep enough already.
+    const Settings& settings = *src.settings;
+    err = has_placeholder(settings.output)
+              ? append_expanded(settings, src.identity->pid, record->data, record->size)
+              : append_to(settings, settings.output, record->data, record->size);
   }
   if (record->mapping) munmap(record->mapping, record->mapping_size);
   *record = ComposedRecord{};
