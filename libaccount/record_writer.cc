@@ -71,6 +71,13 @@ void expand_output_path(const Settings& settings, int pid, char* path, uint64_t 
   path[out.size()] = 0;
 }
 
+// False when expand_output_path would leave the output as it is: it holds no %.
+bool has_placeholder(const char* output) {
+  for (const char* p = output; *p; ++p)
+    if (*p == '%') return true;
+  return false;
+}
+
 void put_mib(TextBuffer& out, uint64_t bytes) {
   out.put_fixed(bytes * 100 / kMiB, 2);  // hundredths of MiB
   out.put(" MiB");
@@ -426,12 +433,6 @@ __attribute__((noinline)) int append_expanded(const Settings& settings, int pid,
                                               uint64_t len) {
   char path[kPathCapacity];
   return append_record(settings, pid, data, len, path, sizeof path);
-}
-
-bool has_placeholder(const char* output) {
-  for (const char* p = output; *p; ++p)
-    if (*p == '%') return true;
-  return false;
 }
 
 }  // namespace
