@@ -55,18 +55,10 @@ while [ $# -gt 0 ]; do
 done
 if [ -n "$quick" ] && [ "$runs" = 5 ]; then runs=3; fi
 
-if [ -z "$build" ]; then
-  for b in "$top/build-bench" "$top/build"; do
-    if [ -f "$b/libaccount/libaccount.so" ]; then build=$b; break; fi
-  done
-fi
-shim=$build/libaccount/libaccount.so
-account=$build/cli/account
-if [ ! -f "$shim" ] || [ ! -x "$account" ]; then
-  echo "overhead.sh: no libaccount.so and account in '${build:-?}'; build first:" >&2
-  echo "  cmake -S $top -B $top/build-bench -DACCOUNT_BUILD_BENCHMARKS=ON && make -C $top/build-bench -j2" >&2
-  exit 1
-fi
+# shellcheck source=lib/bench_build.sh
+. "$here/lib/bench_build.sh"
+bench_build overhead.sh "$top" "$build"
+build=$BUILD shim=$SHIM account=$ACCOUNT
 
 floor=$build/perf-tests/libforward_only.so
 if [ -z "$no_floor" ] && [ -f "$floor" ]; then variants=(--variant "forward-only=$floor" "${variants[@]}"); fi

@@ -28,17 +28,10 @@ while [ $# -gt 0 ]; do
     *) echo "start-pairs.sh: unknown option $1 (try --help)" >&2; exit 1 ;;
   esac
 done
-if [ -z "$build" ]; then
-  for b in "$top/build-bench" "$top/build"; do
-    if [ -f "$b/libaccount/libaccount.so" ]; then build=$b; break; fi
-  done
-fi
-shim=$build/libaccount/libaccount.so
-account=$build/cli/account
-if [ ! -f "$shim" ] || [ ! -x "$account" ]; then
-  echo "start-pairs.sh: no libaccount.so and account in '${build:-?}'; build first" >&2
-  exit 1
-fi
+# shellcheck source=lib/bench_build.sh
+. "$here/lib/bench_build.sh"
+bench_build start-pairs.sh "$top" "$build"
+shim=$SHIM account=$ACCOUNT
 
 work=$(mktemp -d /tmp/account-start-pairs.XXXXXX)
 shm=$(mktemp -d /dev/shm/account-start-steps.XXXXXX)

@@ -31,15 +31,10 @@ while [ $# -gt 0 ]; do
     *) echo "per_call_cost.sh: unknown option $1 (try --help)" >&2; exit 1 ;;
   esac
 done
-if [ -z "$build" ]; then
-  for b in "$top/build-bench" "$top/build"; do [ -f "$b/libaccount/libaccount.so" ] && build=$b && break; done
-fi
-[ -z "$build" ] || build=$(cd "$build" && pwd)  # LD_PRELOAD needs an absolute path
-shim=${build:+$build/libaccount/libaccount.so}
-if [ -z "$shim" ] || [ ! -f "$shim" ]; then
-  echo "per_call_cost.sh: no libaccount.so: build first (cmake -S $top -B $top/build && cmake --build $top/build)" >&2
-  exit 1
-fi
+# shellcheck source=../lib/bench_build.sh
+. "$top/perf-tests/lib/bench_build.sh"
+bench_build per_call_cost.sh "$top" "$build"
+shim=$SHIM
 command -v valgrind >/dev/null || { echo "per_call_cost.sh: valgrind not found (scripts/install-deps.sh installs it)" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/per-call-cost.XXXXXX")
 trap 'rm -rf "$work"' EXIT
