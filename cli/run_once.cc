@@ -73,11 +73,20 @@ std::string tree_record(const RunOptions& o, const RunResult& r, unsigned run) {
   for (const std::string& a : o.command) argv.push_back(a.c_str()), argv_bytes += a.size();
   t.command = argv.data();
   t.command_argc = int(argv.size());
-  std::string line(64 * 1024 + 6 * (o.test.size() + o.op.size() + argv_bytes + argv.size()), '\0');
-  TextBuffer out(line.data(), line.size());
-  compose_tree_record(out, t);
-  line.resize(out.size());
-  return line;
+  // A tree record is a few hundred bytes: composed in 4 KiB, and only if
+  // that overflows in room for the longest it can be (64 KiB and more: 16
+  // fresh pages of heap to fault in and clear, for every run).
+  const size_t longest = 64 * 1024 + 6 * (o.test.size() + o.op.size() + argv_bytes + argv.size());
+  std::string line;
+  for (size_t room = std::min<size_t>(4096, longest);; room = longest) {
+    line.assign(room, '\0');
+    TextBuffer out(line.data(), line.size());
+    compose_tree_record(out, t);
+    if (!out.overflowed() || room == longest) {
+      line.resize(out.size());
+      return line;
+    }
+  }
 }
 
 namespace {

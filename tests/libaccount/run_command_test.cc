@@ -54,6 +54,22 @@ TEST(AccountRun, LabelsInEveryRecordExitStatusAndTreeRecord) {
   for (const auto& p : f.processes) EXPECT_EQ(p.host, host) << p.pid;
 }
 
+// A tree record is composed in 4 KiB first, and again in room for the
+// longest it can be when that overflows: a command line of 6,000 bytes and
+// 3,000 more that are escaped six bytes each (\u0001) is whole in it.
+TEST(AccountRun, TreeRecordOfALongCommandIsWhole) {
+  TempDir dir;
+  std::vector<std::string> command = {
+      "/bin/sh", "-c", "exit 0", "sh", std::string(6000, 'a'), std::string(3000, '\x01')};
+  ProgramResult r = account_run(dir, command, {"-q"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  RecordFile f = read_records(dir.file("run.jsonl"));
+  ASSERT_TRUE(f.bad_lines.empty()) << f.bad_lines.front();
+  ASSERT_EQ(f.trees.size(), 1u);
+  EXPECT_TRUE(f.trees[0].command == command);
+  EXPECT_EQ(f.trees[0].exit_code, 0);
+}
+
 TEST(AccountRun, SummaryLineUnlessQuiet) {
   TempDir dir;
   ProgramResult r = account_run(dir, {test_program("hello"), "sum", "0"});
