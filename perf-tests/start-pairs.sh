@@ -8,7 +8,7 @@
 # ("Process starts", "Where a start's time goes").
 #
 # usage: perf-tests/start-pairs.sh [--starts N] [--build DIR] [--variant NAME=LIB]...
-#   --starts N         starts per variant (default 3000; about 2 min in all)
+#   --starts N         starts per variant (default 3000; about 3 min in all)
 #   --build DIR        a build with libaccount.so and the account tool
 #                      (default: build-bench, else build, in the source tree)
 #   --variant NAME=LIB also a prototype of the shim, in both tables
