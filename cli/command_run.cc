@@ -193,8 +193,8 @@ int command_run(const Args& args) {
   // From here on SIGINT, SIGTERM and SIGHUP are read in the poll loops, so no
   // signal ends account run before it has cleaned up.
   RunSignals signals;
-  // If account run is killed, its guard kills the tree. It starts while the
-  // run prepares; ready_for_children() waits for it before the first child.
+  // If account run is killed, its guard kills the tree. The run does not
+  // wait for it: it catches up with the tree (run_guard.h).
   RunGuard guard;
   // A run killed with SIGKILL left its directory and temporary output (its
   // command died with it: PR_SET_PDEATHSIG): said once, and removed.

@@ -275,12 +275,12 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   };
 
   // The command starts with the signal mask and dispositions account run started with.
-  // A guard that knows the tree by list reaches the command's children through
-  // it: the command must not die first and orphan them (run_guard.h).
+  // A guard reaches the command's children through it: the command must not
+  // die first and orphan them (run_guard.h). Without a guard it dies with the run.
   static const std::vector<int> kNoGroups;
   ready_for_children(guard);
   Spawned spawned =
-      spawn_command(o.command, signals.child(), nullptr, !guard.by_list(),
+      spawn_command(o.command, signals.child(), nullptr, !guard.started(),
                     cgroup ? cgroup->join_fds() : kNoGroups, o.cgroup == CgroupMode::kRequire);
   if (spawned.pid < 0 && spawned.join_error != 0 && o.cgroup == CgroupMode::kRequire) {
     r.cgroup_failed = true;

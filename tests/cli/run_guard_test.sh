@@ -1,6 +1,6 @@
 #!/bin/bash
 # account run's guard is the account-guard helper (cli/guard_main.cc), started
-# with posix_spawn: it is no child of the run, leads no session of the
+# orphaned and not waited for: it is no child of the run, leads no session of the
 # caller's, holds only its own descriptors (no pipe of the caller's: a reader
 # of the run's output sees its end with the run's), ends with the run, and
 # an account without the helper, or with one that fails, says so in one line
@@ -65,12 +65,14 @@ want="account run: no guard (account-guard not found next to $dir/alone/account)
 [ "$(cat "$dir/alone.err")" = "$want" ] || fail "without a guard it said: $(cat "$dir/alone.err")"
 grep -q '"kind":"tree"' "$dir/alone.jsonl" || fail "no tree record without a guard"
 
-# A helper that fails at its start: the line says how.
+# A helper that ends at its start: the run does not wait for its guard, and
+# says so in one line once it sees the guard ended without saying it guards
+# the run (at a turn of its loop: the command lasts a few of them).
 printf '#!/bin/sh\nexit 3\n' >"$dir/alone/account-guard"
 chmod +x "$dir/alone/account-guard"
-ACCOUNT_LIB=$shim "$dir/alone/account" run -q --cgroup=off -o "$dir/failed.jsonl" -- true \
+ACCOUNT_LIB=$shim "$dir/alone/account" run -q --cgroup=off -o "$dir/failed.jsonl" -- sleep 0.3 \
   2>"$dir/failed.err" || fail "the run with a failing guard failed: $(cat "$dir/failed.err")"
-want="account run: no guard ($dir/alone/account-guard exited with 3): if account run is killed, what the command started runs on"
+want="account run: no guard ($dir/alone/account-guard ended before it said it guards the run): if account run is killed, what the command started runs on"
 [ "$(cat "$dir/failed.err")" = "$want" ] || fail "with a failing guard it said: $(cat "$dir/failed.err")"
 grep -q '"kind":"tree"' "$dir/failed.jsonl" || fail "no tree record with a failing guard"
 echo ok
