@@ -2,9 +2,9 @@
 // static program of its own, so that starting it costs the exec of a small
 // process instead of a fork of `account`. account run starts it orphaned,
 // with the descriptors of guard_protocol.h, its own pid as the one argument,
-// no environment and /dev/null on 0-2, and does not wait for it: the guard
-// catches up with the tree as it finds it (the run's samplers and waits
-// never meet it).
+// no environment and /dev/null on 0-2, and does not wait for it to be ready:
+// the guard catches up with the tree as it finds it (the run's samplers and
+// waits never meet it).
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>

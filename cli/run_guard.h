@@ -6,9 +6,9 @@
 /// where it may (root), otherwise through the list of live members account
 /// run publishes at each turn of its loop and, at the end, /proc.
 ///
-/// The run never waits for its guard: the guard starts orphaned (no child of
-/// the run) while the command starts, and catches up with the tree as it
-/// finds it. Until the guard says it follows by process events, the run
+/// The run does not wait for its guard to be ready: the guard is started
+/// orphaned (no child of the run; the run waits only for its exec) while the
+/// command starts, and catches up with the tree as it finds it. Until the guard says it follows by process events, the run
 /// publishes the list in any case, so a run killed before then is still
 /// taken down whole.
 #pragma once

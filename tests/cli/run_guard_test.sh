@@ -1,6 +1,6 @@
 #!/bin/bash
 # account run's guard is the account-guard helper (cli/guard_main.cc), started
-# orphaned and not waited for: it is no child of the run, leads no session of the
+# orphaned and not waited for to be ready: it is no child of the run, leads no session of the
 # caller's, holds only its own descriptors (no pipe of the caller's: a reader
 # of the run's output sees its end with the run's), ends with the run, and
 # an account without the helper, or with one that fails, says so in one line
