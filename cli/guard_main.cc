@@ -125,7 +125,6 @@ RunState run_state() {
         _exit(0);
       case RunState::kDied:
         if (!events) kill_listed(list);
-        follow(*events, &members);
         // Published by a run that died before it read that the guard follows
         // by events: what the guard could not find below the run any more
         // (orphaned when it died) is below these.
@@ -166,14 +165,14 @@ int main(int argc, char** argv) {
     fprintf(stderr, "account-guard: started by account run only (it guards that run's tree)\n");
     return 2;
   }
-  // Subscribed first, then the run's tree as it is now: what was born
-  // before the subscription is found, what is born after it is seen. Zombies
-  // left aside, a process found twice is one member.
   prctl(PR_SET_NAME, "account-guard", 0, 0, 0);
   void* shared = mmap(nullptr, sizeof(GuardList), PROT_READ, MAP_SHARED, kGuardListFd, 0);
   close(kGuardListFd);
   if (shared == MAP_FAILED) _exit(1);
   const GuardList& list = *static_cast<const GuardList*>(shared);
+  // Subscribed first, then the run's tree as it is now: what was born
+  // before the subscription is found, what is born after it is seen. Zombies
+  // left aside, a process found twice is one member.
   ProcEvents events;
   TreeMembers members;
   members.add(pid_t(run));
