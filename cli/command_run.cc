@@ -97,7 +97,7 @@ void print_summary(const RunOptions& o, const std::string& path, const RunResult
              double(r.end_ns - r.start_ns) / 1e9, run.cpu_s, counted_mib(run, Metric::kSize, 2),
              counted_mib(run, Metric::kResident, 2), counted_mib(run, Metric::kCopied, 1),
              counted_mib(run, Metric::kMalloc, 1),
-             run.processes_without_shim ? " (" + without_shim_note(run) + ")" : "",
+             uncounted_notes(run).empty() ? "" : " (" + uncounted_notes(run) + ")",
              r.aborted ? " (aborted: timeout)" : "",
              r.interrupted ? fmt::format(" (interrupted: SIG{})", sigabbrev_np(r.interrupted))
              : r.aborted   ? ""

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "figure_sums.h"
 #include "saturating.h"
@@ -62,6 +63,8 @@ struct RunAcc {
   uint64_t processes = 0;
   uint64_t counted = 0;            // processes the shim wrote the records of
   uint64_t uncounted_records = 0;  // processes without it ("counted": false)
+  // Processes with the shim some image of which had a malloc not the shim's.
+  std::unordered_set<int64_t> malloc_unseen;
   uint64_t tree_without_shim = 0;  // the tree record's processes_without_shim
   uint64_t tree_processes = 0;     // the tree record's processes
   // The root process (earliest start) decides how a run without a tree ended.
@@ -107,6 +110,7 @@ struct RunAcc {
       ++processes;
       ++(f.counted ? counted : uncounted_records);
     }
+    if (f.counted && !f.malloc_counted) malloc_unseen.insert(f.pid);
     min_start = std::min(min_start, f.start_ns);
     max_start = std::max(max_start, f.start_ns);
     max_end = std::max(max_end, f.end_ns);
@@ -123,6 +127,7 @@ struct RunAcc {
     processes += other.processes;
     counted += other.counted;
     uncounted_records += other.uncounted_records;
+    malloc_unseen.insert(other.malloc_unseen.begin(), other.malloc_unseen.end());
     min_start = std::min(min_start, other.min_start);
     max_start = std::max(max_start, other.max_start);
     max_end = std::max(max_end, other.max_end);
@@ -181,6 +186,7 @@ struct RunAcc {
       }
     }
     r.shim_processes = counted;
+    r.malloc_unseen_processes = std::min<uint64_t>(malloc_unseen.size(), counted);
     // The tree knows its processes (every pid, those without the shim too);
     // an image that exec'd into a program that wrote no record is one more
     // process without the shim (docs/record-format.md).
@@ -429,11 +435,14 @@ T median(const std::vector<RunFigures>& runs, Get get) {
 
 RunFigures median_of_runs(const std::vector<RunFigures>& runs) {
   RunFigures m;
-  std::vector<RunFigures> shim_runs;  // MedianOver::kShimRuns: where the shim counted some
+  std::vector<RunFigures> shim_runs;    // MedianOver::kShimRuns: where the shim counted some
+  std::vector<RunFigures> malloc_runs;  // the same for a malloc_counter figure
   for (const RunFigures& r : runs) {
     add_saturating(m.shim_processes, r.shim_processes);
     add_saturating(m.processes_without_shim, r.processes_without_shim);
+    add_saturating(m.malloc_unseen_processes, r.malloc_unseen_processes);
     if (r.shim_processes > 0) shim_runs.push_back(r);
+    if (r.shim_processes > r.malloc_unseen_processes) malloc_runs.push_back(r);
   }
   for (const Figure& f : figures()) {
     std::vector<RunFigures> known;  // kWhenRecorded, kWhenPresent: over the runs that have it
@@ -446,7 +455,8 @@ RunFigures median_of_runs(const std::vector<RunFigures>& runs) {
       if (!known.empty()) m.recorded |= recorded_bit(f.metric);
     }
     const std::vector<RunFigures>& over =
-        f.median == MedianOver::kShimRuns                                   ? shim_runs
+        f.median == MedianOver::kShimRuns && f.malloc_counter               ? malloc_runs
+        : f.median == MedianOver::kShimRuns                                 ? shim_runs
         : f.known == Known::kWhenRecorded || f.known == Known::kWhenPresent ? known
                                                                             : runs;
     if (f.seconds)

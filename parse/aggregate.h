@@ -51,6 +51,10 @@ struct RunFigures {
   /// runs in median_of_runs.
   uint64_t shim_processes = 0;
   uint64_t processes_without_shim = 0;
+  /// Of shim_processes, those whose malloc was not the shim's (record key
+  /// malloc_interposed): the malloc figures (Figure::malloc_counter) leave
+  /// them out, and are unknown when no other process counted them.
+  uint64_t malloc_unseen_processes = 0;
   bool has_tree = false;
   RunEnd end;           ///< the tree record's, or the root process's (run_end.h)
   std::string command;  ///< the tree's command, else the root process's argv, space-joined

@@ -9,8 +9,10 @@ ProcFigures figures_of(const ProcessRecord& p, std::string command) {
   f.pid = p.pid;
   f.exec = p.end == "exec";
   f.counted = p.counted;
+  f.malloc_counted = p.counted && p.malloc_interposed;
   for (const Figure& fig : figures()) {
     size_t i = size_t(fig.metric);
+    if (fig.malloc_counter && !f.malloc_counted) continue;  // unknown: 0 and not recorded
     if (fig.process_seconds) f.seconds[i] = fig.process_seconds(p);
     if (fig.process_bytes) f.bytes[i] = fig.process_bytes(p);
     if (fig.process_counter) {
@@ -39,6 +41,7 @@ RunFigures own_figures(const ProcFigures& f) {
   r.processes = 1;
   r.shim_processes = f.counted ? 1 : 0;
   r.processes_without_shim = f.counted ? 0 : 1;
+  r.malloc_unseen_processes = f.counted && !f.malloc_counted ? 1 : 0;
   return r;
 }
 

@@ -21,7 +21,8 @@ namespace account {
 struct ProcFigures {
   int64_t pid = 0;
   bool exec = false;
-  bool counted = true;  // the shim counted its copies and allocations
+  bool counted = true;         // the shim counted its copies and allocations
+  bool malloc_counted = true;  // and its malloc was the shim's (Figure::malloc_counter)
   /// Each figure of the registry (figures.h), by its unit.
   std::array<double, kFigureCount> seconds{};
   std::array<uint64_t, kFigureCount> bytes{};

@@ -135,6 +135,9 @@ struct Figure {
   /// Counted only by the shim: partly counted, as Known::kWithShim figures
   /// are, when some process of the run ran without it.
   bool shim_counter = false;
+  /// Counted by the shim's malloc family: unknown in a process whose malloc
+  /// was not the shim's (RunFigures::malloc_unseen_processes).
+  bool malloc_counter = false;
 };
 
 /// Every figure, in the registry's order (Metric's: figures()[size_t(m)] is m's).

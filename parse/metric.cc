@@ -32,7 +32,7 @@ bool metric_counted(const RunFigures& r, Metric m) {
     case Known::kWhenRecorded:
       return base_value(r, f) > 0;
     case Known::kWithShim:
-      return r.shim_processes > 0;
+      return r.shim_processes > (f.malloc_counter ? r.malloc_unseen_processes : 0);
     case Known::kWhenPresent:
       return (r.recorded & recorded_bit(m)) != 0;
     case Known::kAlways:
@@ -42,8 +42,9 @@ bool metric_counted(const RunFigures& r, Metric m) {
 }
 
 bool metric_partly_counted(const RunFigures& r, Metric m) {
-  return metric_counted(r, m) && r.processes_without_shim > 0 &&
-         (figure(m).known == Known::kWithShim || figure(m).shim_counter);
+  const Figure& f = figure(m);
+  if (!metric_counted(r, m) || (f.known != Known::kWithShim && !f.shim_counter)) return false;
+  return r.processes_without_shim > 0 || (f.malloc_counter && r.malloc_unseen_processes > 0);
 }
 
 std::string without_shim_note(uint64_t without_shim, uint64_t all) {
@@ -54,6 +55,18 @@ std::string without_shim_note(uint64_t without_shim, uint64_t all) {
 
 std::string without_shim_note(const RunFigures& r) {
   return without_shim_note(r.processes_without_shim, r.processes);
+}
+
+std::string malloc_unseen_note(const RunFigures& r) {
+  uint64_t all = std::max(r.processes, r.malloc_unseen_processes);
+  return fmt::format("{} of {} process{} had a malloc not the shim's", r.malloc_unseen_processes,
+                     all, all == 1 ? "" : "es");
+}
+
+std::string uncounted_notes(const RunFigures& r) {
+  std::string notes = r.processes_without_shim ? without_shim_note(r) : "";
+  if (r.malloc_unseen_processes) notes += (notes.empty() ? "" : "; ") + malloc_unseen_note(r);
+  return notes;
 }
 
 double metric_of(const RunFigures& r, Metric m) {

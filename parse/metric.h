@@ -26,13 +26,20 @@ const char* metric_name(Metric m);
 double metric_of(const RunFigures& r, Metric m);
 /// Whether the run's records counted the figure at all (false: unknown, not
 /// 0): anon without sampled_rss_anon_peak_bytes; copied, malloc and heap when
-/// no process of the run had the shim (a static program, a watched server).
+/// no process of the run had the shim (a static program, a watched server);
+/// malloc and heap when no process's malloc was the shim's either.
 bool metric_counted(const RunFigures& r, Metric m);
-/// Counted, but some processes of the run ran without the shim: the figure
-/// leaves theirs out (a lower bound), and says so (without_shim_note).
+/// Counted, but some processes of the run ran without the shim, or (a malloc
+/// figure) with a malloc not the shim's: the figure leaves theirs out (a lower
+/// bound), and says so (without_shim_note, malloc_unseen_note).
 bool metric_partly_counted(const RunFigures& r, Metric m);
 /// "2 of 27 processes ran without the shim".
 std::string without_shim_note(const RunFigures& r);
+/// "1 of 27 processes had a malloc not the shim's".
+std::string malloc_unseen_note(const RunFigures& r);
+/// What the run's figures leave out, for one line: the two notes above, those
+/// that apply, joined by "; " ("" when the shim counted every process).
+std::string uncounted_notes(const RunFigures& r);
 /// The same from counts: `without_shim` of `all` processes.
 std::string without_shim_note(uint64_t without_shim, uint64_t all);
 

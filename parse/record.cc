@@ -253,6 +253,7 @@ std::optional<Record> record_from_value(const json::value& value, std::string* r
   f.string(keys::kWrittenBy, p.written_by, false);
   f.boolean(keys::kAborted, p.aborted);
   f.boolean(keys::kCounted, p.counted);
+  f.boolean(keys::kMallocInterposed, p.malloc_interposed);
   f.optional_u64(keys::kMinorFaults, p.minor_faults);
   f.optional_u64(keys::kMajorFaults, p.major_faults);
   f.optional_u64(keys::kVoluntaryCtxsw, p.voluntary_ctxsw);

@@ -60,6 +60,10 @@ struct ProcessRecord {
   /// false (`"counted": false`, account watch): nothing ran inside the process,
   /// so its malloc and copy figures are unknown, not 0.
   bool counted = true;
+  /// false (`"malloc_interposed": false`): the program's malloc was not the
+  /// shim's (another allocator before it, or the executable's own), so its
+  /// malloc-family figures are unknown, not 0; its copies were counted.
+  bool malloc_interposed = true;
   /// The kernel's counters at the end (docs/counters.md); nullopt when the
   /// record does not carry the key (an older writer, /proc/PID/io unreadable).
   std::optional<uint64_t> minor_faults, major_faults;

@@ -110,9 +110,13 @@ void add_figures(Row& r, const RunFigures& f, const ExtraColumns& extra,
     }
     r.cells.push_back(cell);
   }
-  if (partly)
+  if (!partly) return;
+  if (f.processes_without_shim)
     notes->push_back(fmt::format("{} {}: {}; its Copied and Malloc leave theirs out.",
                                  kPartlyCountedMark, label, without_shim_note(f)));
+  if (f.malloc_unseen_processes)
+    notes->push_back(fmt::format("{} {}: {}; its Malloc and Heap leave theirs out.",
+                                 kPartlyCountedMark, label, malloc_unseen_note(f)));
 }
 
 // Where no run is counted (every run failed) the figures are blank, not zero.
@@ -184,14 +188,42 @@ Column runs_column(bool in_table) {
   return c;
 }
 
-Column without_shim_column() {
-  Column c = number_column("processes_without_shim", "", "", "", 0, 2, 0);
+namespace {
+
+// A count in CSV and JSON only, empty where no run is counted.
+Column machine_count_column(const char* key) {
+  Column c = number_column(key, "", "", "", 0, 2, 0);
   c.in_table = false;
   return c;
 }
 
+Cell machine_count_cell(const std::vector<RunFigures>& runs, uint64_t count) {
+  return runs.empty() ? Cell::empty() : Cell::of_integer(int64_t(count));
+}
+
+}  // namespace
+
+Column without_shim_column() {
+  return machine_count_column("processes_without_shim");
+}
+
 Cell without_shim_cell(const std::vector<RunFigures>& runs, const RunFigures& m) {
-  return runs.empty() ? Cell::empty() : Cell::of_integer(int64_t(m.processes_without_shim));
+  return machine_count_cell(runs, m.processes_without_shim);
+}
+
+bool any_malloc_unseen(const std::vector<Operation>& ops) {
+  for (const Operation& o : ops)
+    for (const RunFigures& r : o.runs)
+      if (r.malloc_unseen_processes) return true;
+  return false;
+}
+
+Column malloc_unseen_column() {
+  return machine_count_column("processes_malloc_unseen");
+}
+
+Cell malloc_unseen_cell(const std::vector<RunFigures>& runs, const RunFigures& m) {
+  return machine_count_cell(runs, m.malloc_unseen_processes);
 }
 
 Column data_column(std::string key) {

@@ -45,6 +45,12 @@ Column runs_column(bool in_table);
 Column without_shim_column();
 /// Its cell for the median `m` of `runs`: blank where no run is counted.
 Cell without_shim_cell(const std::vector<RunFigures>& runs, const RunFigures& m);
+/// `processes_malloc_unseen` (CSV and JSON only, after processes_without_shim):
+/// processes whose malloc was not the shim's, summed over the runs. Present
+/// only when some run of `ops` has one, so the usual header is unchanged.
+bool any_malloc_unseen(const std::vector<Operation>& ops);
+Column malloc_unseen_column();
+Cell malloc_unseen_cell(const std::vector<RunFigures>& runs, const RunFigures& m);
 
 /// The Test and Operation columns, laid out as the Monotone seed's table.
 void add_label_columns(Table& t);

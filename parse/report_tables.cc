@@ -59,6 +59,8 @@ Table operation_table(const std::vector<Operation>& ops, const ExtraColumns& ext
   for (Metric m : field_metrics()) t.columns.push_back(data_column(figure(m).key));
   t.columns.push_back(data_column("processes"));
   t.columns.push_back(without_shim_column());
+  bool malloc_unseen = any_malloc_unseen(ops);
+  if (malloc_unseen) t.columns.push_back(malloc_unseen_column());
   if (exit) add_exit_columns(t);
   for (const Operation& o : ops) {
     std::vector<RunFigures> runs = counted_runs(o, include_failed);
@@ -76,6 +78,7 @@ Table operation_table(const std::vector<Operation>& ops, const ExtraColumns& ext
       r.cells.push_back(runs.empty() ? Cell::empty() : Cell::of_number(metric_of(m, f)));
     r.cells.push_back(runs.empty() ? Cell::empty() : Cell::of_number(double(m.processes)));
     r.cells.push_back(without_shim_cell(runs, m));
+    if (malloc_unseen) r.cells.push_back(malloc_unseen_cell(runs, m));
     if (exit) add_exit_cells(r, o);
     t.rows.push_back(std::move(r));
   }

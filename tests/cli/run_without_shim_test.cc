@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "run_program.h"
 
@@ -112,6 +114,94 @@ TEST(RunWithoutShim, SomeProcessesWithoutTheShimGetAFootnote) {
             std::string::npos)
       << table.out;
   EXPECT_NE(table.out.find("\u2020  "), std::string::npos) << table.out;  // the marked figures
+  ProgramResult csv = account({"report", "--format", "csv", out});
+  EXPECT_EQ(csv.out.find(",,"), std::string::npos) << csv.out;  // counted: figures, no blanks
+}
+
+// A program with a malloc of its own (own_malloc.c: a bump allocator in the
+// executable) has the shim, which counts its copies but never sees its
+// allocations: its record says "malloc_interposed": false, and every output
+// shows Malloc and Heap unknown, never 0, while Copied is a figure.
+TEST(RunWithoutShim, AProgramsOwnMallocLeavesMallocUnknownAndCopiesCounted) {
+  TempDir dir;
+  std::string out = dir.file("r.jsonl");
+  ProgramResult run = account(
+      {"run", "-o", out, "--repeat", "4", "--test", "t", "--op", "own", "--", OWN_MALLOC_PATH});
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.err.find(" MiB, malloc \u2013 MiB (1 of 1 process had a malloc not the shim's)"),
+            std::string::npos)
+      << run.err;
+  std::string records = slurp(out);
+  EXPECT_NE(records.find("\"malloc_interposed\":false"), std::string::npos) << records;
+
+  ProgramResult csv = account({"report", "--format", "csv", "--columns", "+heap", out});
+  ASSERT_EQ(csv.status, 0) << csv.err;
+  std::istringstream lines(csv.out);
+  std::string header, row;
+  std::getline(lines, header);
+  std::getline(lines, row);
+  // The optional column (+heap) last, as in every CSV.
+  EXPECT_EQ(header,
+            "test,operation,cpu_s,size_mib,resident_mib,copied_mib,malloc_mib,runs,wall_s,"
+            "processes,processes_without_shim,processes_malloc_unseen,heap_mib");
+  std::vector<std::string> cells;
+  for (size_t at = 0, comma; at <= row.size(); at = comma + 1) {
+    comma = std::min(row.find(',', at), row.size());
+    cells.push_back(row.substr(at, comma - at));
+  }
+  ASSERT_EQ(cells.size(), 13u) << row;
+  EXPECT_EQ(cells[6], "") << row;   // malloc
+  EXPECT_EQ(cells[12], "") << row;  // heap
+  // Ten memcpy calls of 100000 bytes, and what libc copies for it (under 64 KiB).
+  double copied_mib = std::stod(cells[5]);
+  EXPECT_GE(copied_mib, 1e6 / (1 << 20)) << row;
+  EXPECT_LT(copied_mib, (1e6 + 65536) / (1 << 20)) << row;
+  EXPECT_EQ(cells[10], "0") << row;
+  EXPECT_EQ(cells[11], "4") << row;  // summed over the runs, as processes_without_shim is
+
+  ProgramResult json = account({"report", "--format", "json", out});
+  EXPECT_NE(json.out.find("\"malloc_mib\": null"), std::string::npos) << json.out;
+  EXPECT_EQ(json.out.find("\"copied_mib\": null"), std::string::npos) << json.out;
+
+  ProgramResult table = account({"report", out});
+  std::string last = table.out.substr(table.out.rfind("t   "));
+  EXPECT_NE(last.find("        \u2013     4\n"), std::string::npos) << table.out;
+  EXPECT_EQ(last.find(" 0.0 "), std::string::npos) << table.out;
+
+  ProgramResult om = account({"export", "--format", "openmetrics", out});
+  EXPECT_EQ(om.status, 0) << om.err;
+  EXPECT_EQ(om.out.find("account_malloc_bytes{"), std::string::npos) << om.out;
+  EXPECT_NE(om.out.find("account_copied_bytes{test=\"t\",operation=\"own\""), std::string::npos)
+      << om.out;
+
+  // The gate judges the copies (four runs a side), and cannot judge the
+  // malloc nobody counted.
+  ProgramResult judged = account({"compare", out, out, "--fail-on", "copied=5%"});
+  EXPECT_EQ(judged.status, 0) << judged.out << judged.err;
+  ProgramResult gate = account({"compare", out, out, "--fail-on", "malloc=5%"});
+  EXPECT_EQ(gate.status, 5) << gate.out << gate.err;
+  EXPECT_NE(gate.err.find("malloc: t/own not judged"), std::string::npos) << gate.err;
+}
+
+// Beside a process whose malloc the shim counted, the malloc figures are
+// that process's, marked, with a footnote naming the one left out.
+TEST(RunWithoutShim, SomeProcessesWithAMallocOfTheirOwnGetAFootnote) {
+  TempDir dir;
+  std::string out = dir.file("r.jsonl");
+  ProgramResult run =
+      account({"run", "-q", "-o", out, "--test", "t", "--op", "mixed", "--", "/bin/sh", "-c",
+               std::string(OWN_MALLOC_PATH) + " >/dev/null; /bin/true"});
+  ASSERT_EQ(run.status, 0) << run.err;
+  ProgramResult table = account({"report", out});
+  EXPECT_EQ(table.status, 0) << table.err;
+  size_t note = table.out.find("\u2020 t/mixed: 1 of ");
+  ASSERT_NE(note, std::string::npos) << table.out;
+  EXPECT_NE(table.out.find(" processes had a malloc not the shim's; its Malloc and Heap leave "
+                           "theirs out.\n",
+                           note),
+            std::string::npos)
+      << table.out;
+  EXPECT_EQ(table.out.find("ran without the shim"), std::string::npos) << table.out;
   ProgramResult csv = account({"report", "--format", "csv", out});
   EXPECT_EQ(csv.out.find(",,"), std::string::npos) << csv.out;  // counted: figures, no blanks
 }

@@ -186,6 +186,35 @@ TEST(Figures, AKernelCounterNoRecordCarriesIsUnknownNotZero) {
   }
 }
 
+// A process whose malloc was not the shim's ("malloc_interposed": false):
+// every malloc figure of the registry is unknown in a run of it alone, and
+// counted from the other processes, marked partly counted, where another
+// process's malloc was the shim's; its copies are counted either way. A
+// median of such figures is over the runs that counted them.
+TEST(Figures, AMallocNotTheShimsLeavesTheMallocFiguresUnknown) {
+  size_t malloc_figures = 0;
+  for (const Figure& f : figures()) {
+    if (!f.process_keys[0] || f.summed == Summed::kSpan) continue;
+    std::string unseen = process_line(1, f.process_keys[0], record_value(f, 3));
+    unseen.insert(unseen.size() - 1, R"(,"malloc_interposed":false)");
+    RunFigures alone = run_of({unseen});
+    EXPECT_EQ(alone.malloc_unseen_processes, 1u) << f.name;
+    EXPECT_EQ(metric_counted(alone, f.metric), !f.malloc_counter) << f.name;
+    if (!f.malloc_counter) continue;
+    ++malloc_figures;
+    RunFigures mixed = run_of({unseen, process_line(2, f.process_keys[0], record_value(f, 2))});
+    EXPECT_TRUE(metric_counted(mixed, f.metric)) << f.name;
+    EXPECT_TRUE(metric_partly_counted(mixed, f.metric)) << f.name;
+    EXPECT_DOUBLE_EQ(metric_of(mixed, f.metric), 2.0) << f.name;  // the unseen one's 3 left out
+    EXPECT_EQ(uncounted_notes(mixed), "1 of 2 processes had a malloc not the shim's") << f.name;
+    RunFigures m = median_of_runs({alone, mixed, mixed});
+    EXPECT_DOUBLE_EQ(metric_of(m, f.metric), 2.0) << f.name;
+    EXPECT_FALSE(metric_counted(median_of_runs({alone, alone}), f.metric)) << f.name;
+  }
+  // malloc, heap, heap at exit and its blocks, temporaries and their bytes.
+  EXPECT_EQ(malloc_figures, 6u);
+}
+
 // A figure of the tree record alone (the cgroup's peaks): its key's value, 3
 // in every run whatever the processes say; unknown where the tree record
 // lacks it, a counted 0 where it says 0.
