@@ -6,6 +6,8 @@
 #include <map>
 
 #include "cell_text.h"
+#include "figure_sums.h"
+#include "metric.h"
 #include "saturating.h"
 
 namespace account {
@@ -263,7 +265,13 @@ std::vector<TimelineRow> timeline_of_run(const RunFigures& run, double* span_s, 
   }
   std::stable_sort(chains.begin(), chains.end(),
                    [](const auto& a, const auto& b) { return a[0]->start_ns < b[0]->start_ns; });
+  // A process's MiB of `m`, or unknown where nobody counted it (metric.h's rule).
+  auto mib_text = [](const RunFigures& own, Metric m) {
+    return metric_counted(own, m) ? fmt::format("{:.2f}", metric_of(own, m))
+                                  : std::string(kUnknownText);
+  };
   auto bar_of = [&](const ProcessRecord& r) {
+    RunFigures own = own_figures(figures_of(r, ""));
     TimelineBar b;
     b.start_s = double(r.start_ns - std::min(r.start_ns, origin)) / 1e9;
     b.end_s = double(std::max(r.end_ns, r.start_ns) - origin) / 1e9;
@@ -274,9 +282,7 @@ std::vector<TimelineRow> timeline_of_run(const RunFigures& run, double* span_s, 
         "malloc {} MiB, copied {} MiB",
         command_line(r), r.pid, ending_text(r), b.end_s - b.start_s, r.cpu_user_s + r.cpu_sys_s,
         double(r.rss_peak_bytes) / kMiB, double(r.vm_peak_bytes) / kMiB,
-        // Without the shim nobody counted them: unknown, not 0.
-        r.counted ? fmt::format("{:.2f}", double(r.malloc_bytes) / kMiB) : kUnknownText,
-        r.counted ? fmt::format("{:.2f}", double(r.copied_bytes) / kMiB) : kUnknownText);
+        mib_text(own, Metric::kMalloc), mib_text(own, Metric::kCopied));
     return b;
   };
   std::vector<TimelineRow> rows;

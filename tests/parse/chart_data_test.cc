@@ -87,6 +87,26 @@ TEST(ChartData, AnExecChainIsOneRowWithItsImagesInSequence) {
             "resident 0.00 MiB, size 0.00 MiB\nmalloc 0.00 MiB, copied 0.00 MiB");
 }
 
+// A figure nobody counted is unknown in a tooltip too: a watched process's
+// copies and allocations, and the allocations of a process whose malloc was
+// not the shim's (its copies are counted).
+TEST(ChartData, ATooltipSaysUnknownForWhatNobodyCounted) {
+  ProcessRecord watched = process(10, "server", 0, 100, "exit");
+  watched.counted = false;
+  ProcessRecord own = process(11, "own", 0, 100, "exit");
+  own.malloc_interposed = false;
+  own.copied_bytes = 3 * kMiB;
+  double span = 0;
+  std::vector<TimelineRow> rows = timeline_of_run(run_of({watched, own}), &span);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_NE(rows[0].bars[0].tooltip.find("\nmalloc \u2013 MiB, copied \u2013 MiB"),
+            std::string::npos)
+      << rows[0].bars[0].tooltip;
+  EXPECT_NE(rows[1].bars[0].tooltip.find("\nmalloc \u2013 MiB, copied 3.00 MiB"),
+            std::string::npos)
+      << rows[1].bars[0].tooltip;
+}
+
 TEST(ChartData, ColoursSayHowEachImageEnded) {
   EXPECT_STREQ(end_colour("exit"), "#4e79a7");
   EXPECT_STREQ(end_colour("exec"), "#76b7b2");
