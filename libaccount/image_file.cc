@@ -25,6 +25,7 @@ char g_image_path_short[128];
 ACCOUNT_LARGE_BSS char g_image_path_long[kPathCapacity];
 const char* g_image_path = nullptr;
 bool g_in_file = false;
+bool g_marked_standalone = false;
 
 bool put_text(char*& p, char* end, const char* s) {
   while (*s && p < end) *p++ = *s++;
@@ -93,6 +94,14 @@ Region* map_in_file(ImagePlace* place) {
   if (!image_path(dir, place->path, sizeof place->path)) return nullptr;
   int fd = open_image(place->path, O_CREAT | O_EXCL);
   if (fd < 0) return nullptr;  // the run is over (a daemon's late child): standalone
+  // Past `ulimit -f` (ftruncate would send SIGXFSZ) the image runs standalone,
+  // and its empty file says so to the run (kStandaloneMarker).
+  if (!raw_within_file_size_limit(kHeadBytes)) {
+    place->marker = fchmod(fd, kStandaloneMarkerMode) == 0;
+    close(fd);
+    if (!place->marker) unlink(place->path);
+    return nullptr;
+  }
   void* p = ftruncate(fd, off_t(kHeadBytes)) == 0 ? map_file(fd, kHeadBytes, 0) : nullptr;
   close(fd);
   if (!p) {
@@ -139,6 +148,7 @@ void init_region(Region* r) {
 Region* map_image_region(ImagePlace* place) {
   int saved_errno = errno;
   place->in_file = false;
+  place->marker = false;
   Region* r = map_in_file(place);
   if (!r) {
     // Shared only if a sampler process of this image will read it: a private
@@ -154,7 +164,8 @@ Region* map_image_region(ImagePlace* place) {
 
 void adopt_image_region(const ImagePlace& place) {
   g_in_file = place.in_file;
-  if (g_in_file) {
+  g_marked_standalone = place.marker;
+  if (g_in_file || g_marked_standalone) {
     bool fits = string_length(place.path) < sizeof g_image_path_short;
     char* path = fits ? g_image_path_short : g_image_path_long;
     char* p = path;
@@ -165,7 +176,7 @@ void adopt_image_region(const ImagePlace& place) {
 }
 
 void discard_image_region(Region* r, const ImagePlace& place) {
-  if (place.in_file) unlink(place.path);
+  if (place.in_file || place.marker) unlink(place.path);
   munmap(r, kHeadBytes);
 }
 
@@ -177,8 +188,12 @@ bool image_in_file() {
   return g_in_file;
 }
 
+bool image_marked_standalone() {
+  return g_marked_standalone;
+}
+
 void remove_own_image_file() {
-  if (!g_in_file || !g_image_path) return;
+  if (!(g_in_file || g_marked_standalone) || !g_image_path) return;
   int saved_errno = errno;
   unlink(g_image_path);
   errno = saved_errno;
@@ -207,7 +222,8 @@ void* map_image_part(size_t size, uint64_t* offset) {
       return map_anonymous_part(size);
     }
     uint64_t at = image_round_up(size_t(st.st_size));
-    if (ftruncate(fd, off_t(at + size)) == 0) p = map_file(fd, size, at);
+    if (raw_within_file_size_limit(at + size) && ftruncate(fd, off_t(at + size)) == 0)
+      p = map_file(fd, size, at);
     if (p) *offset = at;
   }
   close(fd);

@@ -31,6 +31,8 @@ struct ImageInfo {
 /// Where map_image_region put a Region.
 struct ImagePlace {
   bool in_file = false;
+  /// Not in a file: `path` is the image's marker (kStandaloneMarker).
+  bool marker = false;
   char path[kPathCapacity];
 };
 
@@ -100,6 +102,11 @@ void unmap_image_region(Region* r);
 /// True when this image's Region is in an image file (a tree sampler watches it,
 /// so the image starts no sampler of its own).
 bool image_in_file();
+/// True when the Region is anonymous under account run because an image
+/// file would pass `ulimit -f`: the image's empty marker file tells the run
+/// it has the shim, and the run's tree sampler, not one of the image's own,
+/// watches it (kStandaloneMarker).
+bool image_marked_standalone();
 /// Called once the image wrote its own record without an error: it removes its
 /// image file itself. A tree sampler would otherwise open, read, close and
 /// unlink it (four system calls an image, on the core beside the program); it
@@ -142,8 +149,13 @@ bool map_image_file(const char* path, ImageFileView* view);
 /// What look_at_image_file found: an image still to be watched (mapped), one
 /// whose record is already written (not mapped: nothing to watch), a file
 /// that cannot be read as an image file yet (still being set up), or no file
-/// (the sampler removed it once done with it).
-enum class ImageFileLook { kMapped, kRecorded, kNotYet, kMissing };
+/// (the sampler removed it once done with it); or the marker of an image that
+/// runs standalone with the shim (kStandaloneMarker) because `ulimit -f` is
+/// below an image file's size: an empty file of mode 0400. It writes its own
+/// record and its own sampler watches it: one of the tree's processes with the
+/// shim, nothing for the tree sampler to read or record.
+enum class ImageFileLook { kMapped, kRecorded, kNotYet, kMissing, kStandaloneMarker };
+inline constexpr mode_t kStandaloneMarkerMode = 0400;
 /// A first look at a new image file: reads the Region's head, and keeps the
 /// whole file mapped only if the image's record is not written yet. For kRecorded,
 /// *write_error gets the errno of the image's failed write (0: written).

@@ -218,6 +218,9 @@ ImageFileLook look_at_image_file(const char* path, ImageFileView* view, uint32_t
       image_recorded(head_field<uint32_t>(head, offsetof(Region, image_state)))) {
     *write_error = head_field<uint32_t>(head, offsetof(Region, record_write_error));
     look = ImageFileLook::kRecorded;
+  } else if (struct stat st; fstat(fd, &st) == 0 && st.st_size == 0 &&
+                             (st.st_mode & 07777) == kStandaloneMarkerMode) {
+    look = ImageFileLook::kStandaloneMarker;
   } else if (map_image_fd(fd, view)) {
     look = ImageFileLook::kMapped;
     // It may have finished between the read and the mapping.

@@ -45,14 +45,14 @@ class SignalsHeld {
   uint64_t saved_;
 };
 
-// Under account run the image file is watched by the tree sampler; standalone,
-// the image starts its own sampler.
+// Under account run the image file is watched by the tree sampler, and so is
+// an image marked standalone; standalone, the image starts its own sampler.
 void start_watching() {
   if (g_settings.timeline && g_settings.sample_ms)
     create_timeline(g_settings.timeline_points, g_settings.sample_ms);
   if (image_in_file())
     publish_image_info();
-  else
+  else if (!image_marked_standalone())
     start_sampler();
 }
 
@@ -173,7 +173,8 @@ void finish(const Ending& ending) {
     if (err != 0 && !image_in_file()) warn_record_lost(g_settings, g_identity.pid, err);
     __atomic_store_n(&g_region->image_state,
                      ending.kind == EndKind::kExec ? kExecPending : kRecorded, __ATOMIC_RELEASE);
-    if (image_removes_own_file(uint32_t(err))) remove_own_image_file();
+    // A marker goes however the write ended: the image said a loss itself.
+    if (image_removes_own_file(uint32_t(err)) || image_marked_standalone()) remove_own_image_file();
   }
   reap_sampler_starter();
   if (ending.kind == EndKind::kExec) raw_restore_signals(&saved);

@@ -410,6 +410,13 @@ int append_to(const Settings& settings, const char* path, const char* data, uint
     raw_close(fd);
     return EPERM;
   }
+  // A record that would pass RLIMIT_FSIZE is not written at all: no part
+  // line, and no SIGXFSZ for the program (`+ 1`: a newline may go first).
+  if (len > 0 && have_stat && S_ISREG(st.st_mode) &&
+      !raw_within_file_size_limit(uint64_t(st.st_size) + 1 + len)) {
+    raw_close(fd);
+    return EFBIG;
+  }
   char last;
   if (len > 0 && have_stat && st.st_size > 0 && raw_pread(fd, &last, 1, st.st_size - 1) == 1 &&
       last != '\n')

@@ -24,11 +24,11 @@ struct Settings {
   bool timeline = false;
   bool record_argv = true;
   bool libc_copies = true;  // ACCOUNT_LIBC_COPIES: count the copies libc makes internally
-  uint32_t sample_ms = kDefaultIntervalMs;   // 0: no sampler
+  uint32_t sample_ms = kDefaultIntervalMs;  // 0: no sampler
   uint32_t timeline_points = 2048;
   uint32_t backtrace_depth = 32;
-  uint64_t backtrace_min = 0;  // 0: off
-  bool backtrace_leaks = false;  // ACCOUNT_BACKTRACE_LEAKS: follow captured blocks to their free
+  uint64_t backtrace_min = 0;     // 0: off
+  bool backtrace_leaks = false;   // ACCOUNT_BACKTRACE_LEAKS: follow captured blocks to their free
   uint64_t backtrace_sample = 0;  // ACCOUNT_BACKTRACE_SAMPLE: one capture every ~N bytes; 0 off
   /// ACCOUNT_OUTPUT_ID=DEV:INO (set by account run): records go only into that
   /// very file, never one re-created at its path after the run removed it.
@@ -93,7 +93,6 @@ void read_host_name(char* dst, size_t cap);
 void copy_string(char* dst, size_t cap, const char* src);
 /// getenv(3) by a walk over environ: async-signal-safe, and no libc code touched.
 const char* find_env(const char* name);
-
 
 /// One line "account: <message>\n" on stderr, in a single write.
 void warn(const char* a, const char* b = nullptr, const char* c = nullptr, const char* d = nullptr,

@@ -2,8 +2,8 @@
 /// and read by whoever writes the record. Exists only with ACCOUNT_TIMELINE=1.
 #pragma once
 
-#include "timeline.h"
 #include "text_buffer.h"
+#include "timeline.h"
 
 namespace account {
 

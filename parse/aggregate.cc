@@ -65,6 +65,8 @@ struct RunAcc {
   uint64_t uncounted_records = 0;  // processes without it ("counted": false)
   // Processes with the shim some image of which had a malloc not the shim's.
   std::unordered_set<int64_t> malloc_unseen;
+  // Processes some image of which nothing counted ("counted": false).
+  std::unordered_set<int64_t> uncounted;
   uint64_t tree_without_shim = 0;  // the tree record's processes_without_shim
   uint64_t tree_processes = 0;     // the tree record's processes
   // The root process (earliest start) decides how a run without a tree ended.
@@ -106,9 +108,14 @@ struct RunAcc {
     else
       exec_cpu.erase(f.pid);
     sums.add(f, /*image_counts=*/!f.exec);
-    if (new_process) {
-      ++processes;
-      ++(f.counted ? counted : uncounted_records);
+    if (new_process) ++processes;
+    if (f.counted && new_process) {
+      ++counted;
+    } else if (!f.counted && uncounted.insert(f.pid).second) {
+      // Without the shim, also when only a later image of it is (a standalone
+      // image killed under the run): its figures leave that image out.
+      if (!new_process) --counted;
+      ++uncounted_records;
     }
     if (f.counted && !f.malloc_counted) malloc_unseen.insert(f.pid);
     min_start = std::min(min_start, f.start_ns);
@@ -128,6 +135,7 @@ struct RunAcc {
     counted += other.counted;
     uncounted_records += other.uncounted_records;
     malloc_unseen.insert(other.malloc_unseen.begin(), other.malloc_unseen.end());
+    uncounted.insert(other.uncounted.begin(), other.uncounted.end());
     min_start = std::min(min_start, other.min_start);
     max_start = std::max(max_start, other.max_start);
     max_end = std::max(max_end, other.max_end);

@@ -118,6 +118,17 @@ inline int raw_getrusage(int who, rusage* usage) {
   return int(raw_syscall(SYS_getrusage, long(who), long(usage)));
 }
 
+/// Whether a regular file may reach `size` bytes within the caller's
+/// RLIMIT_FSIZE. Past it the kernel cuts a write short, or fails it or an
+/// ftruncate with EFBIG and sends the caller SIGXFSZ, whose default action
+/// ends the program: the shim's own files stay within it, so a program under
+/// `ulimit -f` runs as it would without the shim. One system call.
+inline bool raw_within_file_size_limit(uint64_t size) {
+  struct rlimit limit;
+  if (raw_syscall(SYS_prlimit64, 0, long(RLIMIT_FSIZE), 0, long(&limit)) != 0) return true;
+  return limit.rlim_cur == RLIM_INFINITY || size <= uint64_t(limit.rlim_cur);
+}
+
 /// Blocks every signal but glibc's two internal ones (SIGCANCEL, SIGSETXID:
 /// 32 and 33), as pthread_sigmask with a sigfillset set does; *saved gets the
 /// mask before. The kernel's sigset is 8 bytes.

@@ -82,11 +82,11 @@ DeathRecords::Outcome DeathRecords::record_image(const std::string& path, const 
   return kWritten;
 }
 
-void DeathRecords::record_unset(const ImageName& id, ProcessWatch* watch) {
+void DeathRecords::record_unset(const ImageName& id, ProcessWatch* watch, bool counted) {
   Ending ending = classify_death(reader_, watch, Writer::kSampler);
   auto region = std::make_unique<Region>();
   init_region(region.get());
-  write(*fallback_info(id), region.get(), nullptr, nullptr, *watch, ending);
+  write(*fallback_info(id), region.get(), nullptr, nullptr, *watch, ending, counted);
 }
 
 // Where a death record goes is the run's choice, never the image file's: the
@@ -100,7 +100,7 @@ void DeathRecords::keep_run_output(ImageInfo* info) const {
 
 void DeathRecords::write(const ImageInfo& info, const Region* region,
                          const SharedTimeline* timeline, const BacktraceStore* backtraces,
-                         const ProcessWatch& watch, const Ending& ending) {
+                         const ProcessWatch& watch, const Ending& ending, bool counted) {
   FinalFigures f = final_figures_of(watch, realtime_ns());
   RecordSource src;
   src.identity = &info.identity;
@@ -109,6 +109,7 @@ void DeathRecords::write(const ImageInfo& info, const Region* region,
   src.timeline = timeline;
   src.backtraces = backtraces;
   src.malloc_interposed = !region->malloc_not_interposed;
+  src.counted = counted;
   count_loss(emit(src, f, ending));
   ++written_;
 }

@@ -37,8 +37,10 @@ class DeathRecords {
   Outcome record_image(const std::string& path, const ImageName& id, ImageFileView* view,
                        ProcessWatch* watch);
   /// An image killed between creating its file and setting it up: a record
-  /// with nothing counted.
-  void record_unset(const ImageName& id, ProcessWatch* watch);
+  /// with nothing counted (`counted`: its calls were 0). Or one killed while
+  /// it ran standalone (its file a marker, kStandaloneMarker): what it counted
+  /// died with it, and the record says so (`counted` false: unknown, not 0).
+  void record_unset(const ImageName& id, ProcessWatch* watch, bool counted);
 
   /// A record lost with errno `err` (0: none).
   void count_loss(int err);
@@ -52,7 +54,8 @@ class DeathRecords {
   std::unique_ptr<ImageInfo> fallback_info(const ImageName& id) const;
   void keep_run_output(ImageInfo* info) const;
   void write(const ImageInfo& info, const Region* region, const SharedTimeline* timeline,
-             const BacktraceStore* backtraces, const ProcessWatch& watch, const Ending& ending);
+             const BacktraceStore* backtraces, const ProcessWatch& watch, const Ending& ending,
+             bool counted = true);
 
   const ImageInfo* fallback_;
   ProcReader& reader_;

@@ -60,6 +60,7 @@ void TreeSampler::discover_images() {
     look_at_image(name);
   }
   for (const std::string& name : removed) {
+    marked_.erase(name);     // it recorded itself
     stillborn_.erase(name);  // it set itself up and recorded itself
     if (auto it = images_.find(name); it != images_.end()) it->second->file_removed = true;
   }
@@ -86,6 +87,14 @@ void TreeSampler::look_at_image(const std::string& name) {
     stillborn_.erase(name);
     deaths_.count_loss(int(write_error));
     if (!image_removes_own_file(write_error)) unlink(path.c_str());
+    return;
+  }
+  if (look == ImageFileLook::kStandaloneMarker) {
+    // It counts itself and writes its own record, then removes the marker:
+    // one still there when its process ended is an image killed first.
+    bool listed = stillborn_.erase(name) > 0 || marked_.count(name) > 0;
+    if (!listed) proc_of(id.pid, true)->stillborn.emplace_back(name, id);
+    marked_.insert(name);
     return;
   }
   if (look == ImageFileLook::kNotYet) {
@@ -144,18 +153,28 @@ void TreeSampler::forget_image(Image* image) {
 void TreeSampler::record_stillborn(const std::string& name, const ImageName& id, Proc* proc) {
   std::string path = image_dir_.path_of(name);
   auto image = std::make_unique<Image>();
-  if (map_image_file(path.c_str(), &image->view)) {  // it got as far as its Region
-    image->name = name;
-    image->id = id;
-    if (image->running()) record_death(*image, proc);
-    unmap_image_file(&image->view);
-  } else if (access(path.c_str(), F_OK) != 0 && errno == ENOENT) {
-    // Set up, recorded and removed by the image since the last look (or
-    // discarded by it for another Region): its record is its own.
-    return;
-  } else {
-    // Killed between creating its file and setting it up: nothing was counted.
-    deaths_.record_unset(id, &proc->watch);
+  uint32_t write_error = 0;
+  switch (look_at_image_file(path.c_str(), &image->view, &write_error)) {
+    case ImageFileLook::kMapped:  // it got as far as its Region, and wrote no record
+      image->name = name;
+      image->id = id;
+      record_death(*image, proc);
+      unmap_image_file(&image->view);
+      break;
+    case ImageFileLook::kMissing:
+      // Set up, recorded and removed by the image since the last look (or
+      // discarded by it for another Region): its record is its own.
+      return;
+    case ImageFileLook::kNotYet:
+      // Killed between creating its file and setting it up: nothing was counted.
+      deaths_.record_unset(id, &proc->watch, true);
+      break;
+    case ImageFileLook::kStandaloneMarker:
+      // Killed while standalone: what it counted died with it (unknown).
+      deaths_.record_unset(id, &proc->watch, false);
+      break;
+    case ImageFileLook::kRecorded:  // its record is written
+      break;
   }
   unlink(path.c_str());
 }

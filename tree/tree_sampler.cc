@@ -128,9 +128,11 @@ void TreeSampler::end_proc(pid_t pid) {
   for (Image* image : p->images)
     if (image->running()) record_death(*image, p);
   for (auto& [name, id] : p->stillborn) {
-    if (!stillborn_.count(name)) continue;  // it became a proper image file
+    // Neither: it became a proper image file, or its marker is gone.
+    if (!stillborn_.count(name) && !marked_.count(name)) continue;
     record_stillborn(name, id, p);
     stillborn_.erase(name);
+    marked_.erase(name);
   }
   for (Image* image : p->images) forget_image(image);
   reader_.close(&p->watch.handle);

@@ -217,6 +217,9 @@ class TreeSampler {
   std::map<pid_t, std::unique_ptr<Proc>> procs_;
   std::map<std::string, std::unique_ptr<Image>> images_;  // by file name
   std::set<std::string> stillborn_;  // image files that could not be mapped yet
+  /// Markers of images that run standalone (ImageFileLook::kStandaloneMarker):
+  /// decided when their process ends, never looked at again.
+  std::set<std::string> marked_;
   uint64_t last_end_ns_ = 0;
   TreeObserver* observer_ = nullptr;  // set: watched from outside
   std::set<pid_t> recorded_;          // ended and recorded: a zombie is not found again

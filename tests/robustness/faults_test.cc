@@ -61,5 +61,73 @@ TEST(RobustnessFaults, TruncatedLastLineThenTwoHundredConcurrentAppends) {
   EXPECT_NE(report.out.find("Operation"), std::string::npos) << report.out;
 }
 
+// A file size limit (`ulimit -f`, RLIMIT_FSIZE) never ends a program for
+// the shim's sake: past it the kernel fails a write or an ftruncate with
+// EFBIG and sends SIGXFSZ, whose default action kills. Standalone, with the
+// record file already at the limit, prlimit's exec record and hello's are
+// not written (a warning line each, no part line); under account run, where
+// an image file (about 256 KiB) would pass a 100000-byte limit, each image
+// runs standalone and leaves an empty marker file that tells the run it has
+// the shim. Before, both were killed by SIGXFSZ (exit 153 from a shell).
+TEST(RobustnessFaults, AFileSizeLimitNeverEndsTheProgram) {
+  TempDir dir;
+  std::string hello = test_program("hello");
+  ShimRun seed = run_with_shim(dir, {hello, "seed"});
+  ASSERT_EQ(seed.result.status, 0) << dump(seed);
+  std::string before = slurp(seed.output);
+  // The limit is the file's size: no record fits.
+  std::string limit = "--fsize=" + std::to_string(before.size());
+  ShimRun limited = run_with_shim(dir, {"/usr/bin/prlimit", limit, hello, "limited", "3"});
+  EXPECT_EQ(limited.result.status, 3) << dump(limited);
+  EXPECT_EQ(limited.result.out, "hello from limited\n");
+  EXPECT_EQ(slurp(seed.output), before);  // nothing appended, not even part of a line
+  EXPECT_NE(limited.result.err.find("File too large"), std::string::npos) << limited.result.err;
+
+  // Under account run: a shell and its children (an image file would pass
+  // the limit), each standalone with the shim and counted as such.
+  std::string out = dir.file("run.jsonl");
+  ProgramOptions options;
+  options.env = clean_env();
+  ProgramResult run =
+      run_program({ACCOUNT_CLI_PATH, "run", "-q", "-o", out, "--", "/usr/bin/prlimit",
+                   "--fsize=100000", "/bin/sh", "-c", hello + " a; " + hello + " b"},
+                  options);
+  EXPECT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.out, "hello from a\nhello from b\n");
+  EXPECT_EQ(run.err, "note\nnote\n");  // no process said to run without the shim
+  RecordFile f = read_records(out);
+  std::set<int64_t> pids;
+  size_t hellos = 0;
+  for (const ProcessRecord& p : f.processes) {
+    pids.insert(p.pid);
+    if (p.exe == hello && p.end == "exit" && p.written_by == "process") ++hellos;
+  }
+  EXPECT_EQ(hellos, 2u) << slurp(out);
+  ASSERT_EQ(f.trees.size(), 1u) << slurp(out);
+  EXPECT_EQ(f.trees[0].processes, pids.size()) << slurp(out);
+  EXPECT_EQ(f.trees[0].processes_without_shim, 0u) << slurp(out);
+
+  // One killed while standalone: the run records it, its counts unknown.
+  std::string killed = dir.file("killed.jsonl");
+  run = run_program({ACCOUNT_CLI_PATH, "run", "-q", "-o", killed, "--test", "t", "--op", "kill",
+                     "--", "/usr/bin/prlimit", "--fsize=100000", "/bin/sh", "-c",
+                     "sleep 30 & sleep 0.3; kill -9 $!; wait"},
+                    options);
+  EXPECT_EQ(run.status, 0) << run.err;
+  f = read_records(killed);
+  size_t by_sampler = 0;
+  for (const ProcessRecord& p : f.processes) {
+    if (p.written_by != "sampler") continue;
+    ++by_sampler;
+    EXPECT_EQ(p.end, "killed");
+    EXPECT_FALSE(p.counted);
+  }
+  EXPECT_EQ(by_sampler, 1u) << slurp(killed);
+  ProgramResult table = run_program({ACCOUNT_CLI_PATH, "report", killed}, options);
+  EXPECT_NE(table.out.find("\u2020 t/kill: 1 of 3 processes ran without the shim"),
+            std::string::npos)
+      << table.out;
+}
+
 }  // namespace
 }  // namespace account::testing

@@ -59,7 +59,7 @@ TEST(DeathRecords, AnImageKilledBeforeItsFileWasSetUpGetsARecordOfNothingCounted
   DeadRun run;
   run.proc.stat_file = stat_text('Z', 30, 20, SIGKILL);  // a zombie, killed
   DeathRecords deaths(&run.fallback, run.proc);
-  deaths.record_unset(image_name(4242, 4200), &run.watch);
+  deaths.record_unset(image_name(4242, 4200), &run.watch, true);
   EXPECT_EQ(deaths.written(), 1u);
   EXPECT_EQ(deaths.lost(), 0u);
   std::string line = run.records();
@@ -82,7 +82,7 @@ TEST(DeathRecords, AnExitSeenInTheZombiesStatIsRecordedAsAnExit) {
   DeadRun run;
   run.proc.stat_file = stat_text('Z', 0, 0, 3 << 8);  // exit(3)
   DeathRecords deaths(&run.fallback, run.proc);
-  deaths.record_unset(image_name(4242, 4200), &run.watch);
+  deaths.record_unset(image_name(4242, 4200), &run.watch, true);
   std::string line = run.records();
   EXPECT_NE(line.find("\"exit_code\":3,"), std::string::npos) << line;
   EXPECT_NE(line.find("\"end\":\"exit\""), std::string::npos) << line;
@@ -93,8 +93,8 @@ TEST(DeathRecords, AnUnwritableOutputIsCountedAsLostWithItsErrno) {
   run.set_output(run.dir + "/no/such/dir/records.jsonl");
   run.proc.stat_file = stat_text('Z', 0, 0, SIGKILL);
   DeathRecords deaths(&run.fallback, run.proc);
-  deaths.record_unset(image_name(4242, 4200), &run.watch);
-  deaths.record_unset(image_name(4243, 4200), &run.watch);
+  deaths.record_unset(image_name(4242, 4200), &run.watch, true);
+  deaths.record_unset(image_name(4243, 4200), &run.watch, true);
   EXPECT_EQ(deaths.written(), 2u);
   EXPECT_EQ(deaths.lost(), 2u);
   EXPECT_EQ(deaths.first_write_error(), ENOENT);
