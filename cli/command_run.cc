@@ -284,8 +284,8 @@ int command_run(const Args& args) {
     if (without_shim > 0 && !warned_without_shim) {
       warned_without_shim = true;
       fmt::print(stderr,
-                 "account run: {} (static or set-user-ID programs): their Copied and Malloc are "
-                 "unknown\n",
+                 "account run: {} (static or set-user-ID programs, or ones that dropped root): "
+                 "their Copied and Malloc are unknown\n",
                  without_shim_note(without_shim, r.processes));
     }
     // While daemons of the run live on, their sampler holds the tree record:

@@ -26,6 +26,7 @@ ACCOUNT_LARGE_BSS char g_image_path_long[kPathCapacity];
 const char* g_image_path = nullptr;
 bool g_in_file = false;
 bool g_marked_standalone = false;
+bool g_watched_by_run = false;
 
 bool put_text(char*& p, char* end, const char* s) {
   while (*s && p < end) *p++ = *s++;
@@ -93,7 +94,12 @@ Region* map_in_file(ImagePlace* place) {
   if (!dir || !*dir) return nullptr;
   if (!image_path(dir, place->path, sizeof place->path)) return nullptr;
   int fd = open_image(place->path, O_CREAT | O_EXCL);
-  if (fd < 0) return nullptr;  // the run is over (a daemon's late child): standalone
+  if (fd < 0) {
+    // ENOENT: the run is over (a daemon's late child), standalone. Otherwise
+    // the run lives on and this image cannot use its directory.
+    place->run_watches = errno != ENOENT;
+    return nullptr;
+  }
   // Past `ulimit -f` (ftruncate would send SIGXFSZ) the image runs standalone,
   // and its empty file says so to the run (kStandaloneMarker).
   if (!raw_within_file_size_limit(kHeadBytes)) {
@@ -106,6 +112,7 @@ Region* map_in_file(ImagePlace* place) {
   close(fd);
   if (!p) {
     unlink(place->path);
+    place->run_watches = true;
     return nullptr;
   }
   place->in_file = true;
@@ -149,6 +156,7 @@ Region* map_image_region(ImagePlace* place) {
   int saved_errno = errno;
   place->in_file = false;
   place->marker = false;
+  place->run_watches = false;
   Region* r = map_in_file(place);
   if (!r) {
     // Shared only if a sampler process of this image will read it: a private
@@ -165,6 +173,7 @@ Region* map_image_region(ImagePlace* place) {
 void adopt_image_region(const ImagePlace& place) {
   g_in_file = place.in_file;
   g_marked_standalone = place.marker;
+  g_watched_by_run = place.in_file || place.marker || place.run_watches;
   if (g_in_file || g_marked_standalone) {
     bool fits = string_length(place.path) < sizeof g_image_path_short;
     char* path = fits ? g_image_path_short : g_image_path_long;
@@ -190,6 +199,14 @@ bool image_in_file() {
 
 bool image_marked_standalone() {
   return g_marked_standalone;
+}
+
+bool image_watched_by_run() {
+  return g_watched_by_run;
+}
+
+bool image_says_own_loss() {
+  return !g_watched_by_run || g_marked_standalone;
 }
 
 void remove_own_image_file() {

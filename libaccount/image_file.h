@@ -33,6 +33,11 @@ struct ImagePlace {
   bool in_file = false;
   /// Not in a file: `path` is the image's marker (kStandaloneMarker).
   bool marker = false;
+  /// Not in a file, but under a live account run: its directory is there and
+  /// this image cannot use it (a process that dropped root cannot create a
+  /// file in root's run directory; a full tmpfs). The run's tree sampler
+  /// watches it as a process without the shim.
+  bool run_watches = false;
   char path[kPathCapacity];
 };
 
@@ -107,6 +112,14 @@ bool image_in_file();
 /// it has the shim, and the run's tree sampler, not one of the image's own,
 /// watches it (kStandaloneMarker).
 bool image_marked_standalone();
+/// True under a live account run, image file or not: the run's tree sampler
+/// watches the image, so it starts no sampler of its own, and the run, not
+/// the image, says on its stderr what could not be recorded.
+bool image_watched_by_run();
+/// Whether the image itself says on stderr that its record was lost: not when
+/// the run counts the loss (an image file), nor when the run counts the image
+/// as one without the shim (it could not use the run's directory).
+bool image_says_own_loss();
 /// Called once the image wrote its own record without an error: it removes its
 /// image file itself. A tree sampler would otherwise open, read, close and
 /// unlink it (four system calls an image, on the core beside the program); it

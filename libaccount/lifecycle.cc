@@ -45,14 +45,14 @@ class SignalsHeld {
   uint64_t saved_;
 };
 
-// Under account run the image file is watched by the tree sampler, and so is
-// an image marked standalone; standalone, the image starts its own sampler.
+// Under account run the tree sampler watches every image, in an image file or
+// not; standalone, the image starts its own sampler.
 void start_watching() {
   if (g_settings.timeline && g_settings.sample_ms)
     create_timeline(g_settings.timeline_points, g_settings.sample_ms);
   if (image_in_file())
     publish_image_info();
-  else if (!image_marked_standalone())
+  else if (!image_watched_by_run())
     start_sampler();
 }
 
@@ -76,8 +76,11 @@ __attribute__((constructor(101))) void start(int argc, char** argv, char**) {
   if (secure_execution()) return;
   capture_identity(argc, argv);
   load_settings();
-  // Under account run (an image file) the run checked its output already.
-  if (g_settings.has_output && !image_in_file()) check_output_writable(g_settings, g_identity.pid);
+  // Under account run the run checked its output already, and says itself
+  // what it could not record: an image that cannot write it (one that dropped
+  // root) prints nothing on the program's stderr.
+  if (g_settings.has_output && !image_watched_by_run())
+    check_output_writable(g_settings, g_identity.pid);
   on_exit(on_exit_handler, nullptr);
   pthread_atfork(libc_copies_before_fork, libc_copies_after_fork_in_parent, after_fork_in_child);
   g_started = true;
@@ -170,7 +173,7 @@ void finish(const Ending& ending) {
     // Under account run, the run counts and reports lost records (one line
     // for the whole tree); standalone, the image says so itself.
     store_relaxed(&g_region->record_write_error, uint32_t(err));
-    if (err != 0 && !image_in_file()) warn_record_lost(g_settings, g_identity.pid, err);
+    if (err != 0 && image_says_own_loss()) warn_record_lost(g_settings, g_identity.pid, err);
     __atomic_store_n(&g_region->image_state,
                      ending.kind == EndKind::kExec ? kExecPending : kRecorded, __ATOMIC_RELEASE);
     // A marker goes however the write ended: the image said a loss itself.

@@ -43,7 +43,8 @@ TEST(RunWithoutShim, StaticProgramsFiguresAreUnknownNotZero) {
   EXPECT_NE(records.find("\"processes_without_shim\":1,"), std::string::npos) << records;
   // account run warns once, in one line, of the process that never wrote a record.
   EXPECT_NE(run.err.find("account run: 1 of 1 process ran without the shim (static or set-user-ID "
-                         "programs): their Copied and Malloc are unknown\n"),
+                         "programs, or ones that dropped root): their Copied and Malloc are "
+                         "unknown\n"),
             std::string::npos)
       << run.err;
 
@@ -91,8 +92,8 @@ TEST(RunWithoutShim, RunWarnsOnceOfProcessesThatNeverWroteARecord) {
   ProgramResult run = account({"run", "-q", "--repeat", "3", "-o", out, "--", STATIC_PROGRAM_PATH});
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_EQ(run.err,
-            "account run: 1 of 1 process ran without the shim (static or set-user-ID programs): "
-            "their Copied and Malloc are unknown\n");
+            "account run: 1 of 1 process ran without the shim (static or set-user-ID programs, "
+            "or ones that dropped root): their Copied and Malloc are unknown\n");
   // A run where every process had the shim says nothing.
   ProgramResult counted = account({"run", "-q", "-o", out, "--", "/bin/true"});
   EXPECT_EQ(counted.status, 0);
@@ -206,6 +207,31 @@ TEST(RunWithoutShim, SomeProcessesWithAMallocOfTheirOwnGetAFootnote) {
   EXPECT_EQ(csv.out.find(",,"), std::string::npos) << csv.out;  // counted: figures, no blanks
 }
 
+// A process that dropped root cannot make its image file in root's run
+// directory nor write root's output: the run counts it as one without the
+// shim, and the program's stderr holds only its own line (before, the shim
+// added "cannot write records" to it, and started a sampler of its own that
+// the run counted as one more process).
+TEST(RunWithoutShim, AProcessThatDroppedRootIsCountedWithoutTheShimAndSaysNothing) {
+  if (geteuid() != 0) GTEST_SKIP() << "dropping root needs root";
+  TempDir dir;
+  std::string out = dir.file("r.jsonl");
+  ProgramResult run =
+      account({"run", "-o", out, "--test", "t", "--op", "drop", "--", "/bin/sh", "-c",
+               std::string("setpriv --reuid=65534 --regid=65534 --clear-groups ") + HELLO_PATH +
+                   " dropped; true"});
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.out, "hello from dropped\n");
+  EXPECT_EQ(run.err.rfind("note\naccount: t drop: ", 0), 0u) << run.err;  // hello's own line first
+  EXPECT_EQ(run.err.find("cannot write records"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find(" (1 of 3 processes ran without the shim) -> "), std::string::npos)
+      << run.err;
+  std::string records = slurp(out);
+  // hello's own record could not be written: none has it as its program.
+  EXPECT_EQ(records.find("\"exe\":\"" HELLO_PATH "\""), std::string::npos) << records;
+  EXPECT_EQ(records.find("\"processes_without_shim\""), std::string::npos) << records;
+}
+
 // A static command that ends before the tree sampler's first look (one look a
 // second here): no record holds its CPU, nobody sampled its size. CPU is
 // wait4's rusage of the command (the tree record's waited_cpu_s), exact; Size
@@ -226,7 +252,7 @@ TEST(RunWithoutShim, StaticChildrenShorterThanATickAreCountedExactlyAsRoot) {
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_EQ(run.err,
             "account run: 20 of 21 processes ran without the shim (static or set-user-ID "
-            "programs): their Copied and Malloc are unknown\n");
+            "programs, or ones that dropped root): their Copied and Malloc are unknown\n");
   std::string records = slurp(out);
   EXPECT_NE(records.find(R"("processes":21,"processes_without_shim":20,)"), std::string::npos)
       << records;
