@@ -53,29 +53,64 @@ void TreeSampler::discover_images() {
     ImageName id;
     if (removed.count(name) && parse_image_name(name.c_str(), &id) && !images_.count(name) &&
         !stillborn_.count(name)) {
-      seen_.insert(id.pid);
-      shimmed_.insert(id.pid);
+      if (id.ppid != 0 && !foreign_.count(name)) {  // not a pid namespace's init
+        seen_.insert(id.pid);
+        shimmed_.insert(id.pid);
+      }
       continue;
     }
     look_at_image(name);
   }
   for (const std::string& name : removed) {
+    foreign_.erase(name);
     marked_.erase(name);     // it recorded itself
     stillborn_.erase(name);  // it set itself up and recorded itself
     if (auto it = images_.find(name); it != images_.end()) it->second->file_removed = true;
   }
 }
 
+bool TreeSampler::of_this_tree(const ImageName& id) {
+  if (id.ppid == 0) return false;  // a pid namespace's init
+  // Up its parents to the run (a subreaper: every orphan of the tree is its
+  // child), or to a process already met (procs_, met through the walk or a
+  // file this check passed); not seen_, which counts any image file's pid.
+  pid_t pid = id.pid;
+  for (int step = 0; step < 64; ++step) {
+    if (pid == root_ || procs_.count(pid)) return true;
+    ProcHandle h;
+    h.pid = pid;
+    CpuAndExit stat;
+    bool read = reader_.open(&h) && reader_.stat(&h, &stat);
+    reader_.close(&h);
+    if (!read) return true;            // gone: its file alone can tell, as before
+    if (stat.ppid <= 1) return false;  // not below the run
+    pid = stat.ppid;
+  }
+  return false;
+}
+
 void TreeSampler::look_at_image(const std::string& name) {
   ImageName id;
-  if (!parse_image_name(name.c_str(), &id) || images_.count(name)) return;
-  // A process of the tree, also when it ended before any tick saw it alive.
-  seen_.insert(id.pid);
-  shimmed_.insert(id.pid);
+  if (!parse_image_name(name.c_str(), &id) || images_.count(name) || foreign_.count(name)) return;
   auto image = std::make_unique<Image>();
   std::string path = image_dir_.path_of(name);
   uint32_t write_error = 0;
   ImageFileLook look = look_at_image_file(path.c_str(), &image->view, &write_error);
+  // One to watch must be a process of this tree: an image in another pid
+  // namespace names its file with a pid of that namespace, which here may be
+  // init or a kernel thread (sampled as the tree's, and waited for forever).
+  // It writes its own record; the run neither watches nor counts it.
+  bool to_watch = look == ImageFileLook::kMapped || look == ImageFileLook::kNotYet ||
+                  look == ImageFileLook::kStandaloneMarker;
+  if (id.ppid == 0 || (to_watch && !of_this_tree(id))) {
+    unmap_image_file(&image->view);
+    stillborn_.erase(name);
+    if (look != ImageFileLook::kMissing) foreign_.insert(name);
+    return;
+  }
+  // A process of the tree, also when it ended before any tick saw it alive.
+  seen_.insert(id.pid);
+  shimmed_.insert(id.pid);
   // Removed: by the image once it wrote its own record, or by the sampler
   // once done with it (a watch's event for a file the first listing found
   // too). Nothing to do.

@@ -187,6 +187,9 @@ class TreeSampler {
   void forget_recorded_images();
   void record_death(Image& image, Proc* proc);
   void record_stillborn(const std::string& name, const ImageName& id, Proc* proc);
+  /// Whether the process an image file names is one of this tree's: its
+  /// parents lead to the run, or to a process of the tree already met.
+  bool of_this_tree(const ImageName& id);
   void end_proc(pid_t pid);
   void forget_image(Image* image);
   bool recorded_zombie(pid_t pid);
@@ -220,6 +223,9 @@ class TreeSampler {
   /// Markers of images that run standalone (ImageFileLook::kStandaloneMarker):
   /// decided when their process ends, never looked at again.
   std::set<std::string> marked_;
+  /// Image files of processes outside this tree (another pid namespace's):
+  /// never looked at again.
+  std::set<std::string> foreign_;
   uint64_t last_end_ns_ = 0;
   TreeObserver* observer_ = nullptr;  // set: watched from outside
   std::set<pid_t> recorded_;          // ended and recorded: a zombie is not found again

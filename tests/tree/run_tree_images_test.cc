@@ -346,6 +346,29 @@ TEST(RunTreeImages, KilledWhileHolding200MiB) {
   expect_run_dir_gone(run);
 }
 
+// A command in a pid namespace of its own (unshare -p, a container): its
+// images name their files with the pids they see there (1, 2, ...), which
+// here are init and kernel threads. The run must not take those for its
+// processes: before, it sampled init's memory as the tree's and waited for
+// init to end, so it left a sampler behind that never wrote the tree record.
+TEST(RunTreeImages, ACommandInItsOwnPidNamespaceLeavesNoSamplerBehind) {
+  if (geteuid() != 0) GTEST_SKIP() << "a pid namespace needs root";
+  TempDir dir;
+  RunOutput run = account_run(dir, "unshare -pf --mount-proc /bin/sh -c '" + test_program("hello") +
+                                       " a; sleep 0.1; " + test_program("hello") + " b'");
+  ASSERT_EQ(run.result.status, 0) << context(run);
+  EXPECT_EQ(run.result.out, "hello from a\nhello from b\n");
+  // Written by account run itself before it returned, not by a lingering sampler.
+  RecordFile f = read_records(run.path);
+  ASSERT_EQ(f.trees.size(), 1u) << context(run);
+  // Its processes' memory (a shell, sleep, hello: a few MiB each), not init's.
+  EXPECT_LT(f.trees[0].sampled_size_peak_bytes, 40 * kMiB) << context(run);
+  size_t hellos = 0;
+  for (const ProcessRecord& p : f.processes) hellos += p.exe == test_program("hello") ? 1 : 0;
+  EXPECT_EQ(hellos, 2u) << context(run);
+  expect_run_dir_gone(run);
+}
+
 // ---- 4. A daemon that outlives the command ---------------------------------
 
 // sh starts `sleep` in the background and exits. sh's fork child is one image
