@@ -170,6 +170,15 @@ void finish(const Ending& ending) {
     FinalFigures f;
     collect_final_figures(f);
     int err = emit(this_image(), f, ending);
+    if (err != 0 && image_in_file() && ending.kind != EndKind::kExec && err != ESTALE) {
+      // The output refused it (a process that dropped root cannot open
+      // root's file): the run's tree sampler, which maps this file, writes
+      // it from these figures once the process is gone. Not a replaced
+      // output (ESTALE: the run is over), nor an exec (the process goes on).
+      hand_over_record(g_region, f, ending);
+      reap_sampler_starter();
+      return;
+    }
     // Under account run, the run counts and reports lost records (one line
     // for the whole tree); standalone, the image says so itself.
     store_relaxed(&g_region->record_write_error, uint32_t(err));

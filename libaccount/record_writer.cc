@@ -16,6 +16,7 @@
 #include "libc_copies.h"
 #include "next_allocator.h"
 #include "raw_syscall.h"
+#include "real_copy.h"
 #include "record_keys.h"
 #include "timeline_store.h"
 
@@ -594,12 +595,35 @@ bool record_in_output(const Settings& settings, int pid, uint64_t start_ns) {
 
 }  // namespace
 
-bool claim_dead_image_record(Region* region, const Settings& settings, int pid, uint64_t start_ns) {
+bool claim_dead_image_record(Region* region, const Settings& settings, int pid, uint64_t start_ns,
+                             bool* handed_over) {
   uint32_t state = __atomic_load_n(&region->image_state, __ATOMIC_ACQUIRE);
+  if (handed_over) *handed_over = state == kHandedOver;
   if (state == kWriting && record_in_output(settings, pid, start_ns)) return false;
-  if (state != kRunning && state != kWriting) return false;
+  if (state != kRunning && state != kWriting && state != kHandedOver) return false;
   return __atomic_compare_exchange_n(&region->image_state, &state, kRecorded, false,
                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+namespace {
+struct Handover {
+  FinalFigures figures;
+  Ending ending;
+};
+static_assert(sizeof(Handover) <= kHandoverBytes, "Region::handover holds a Handover");
+}  // namespace
+
+void hand_over_record(Region* region, const FinalFigures& figures, const Ending& ending) {
+  Handover h{figures, ending};
+  bootstrap_move(region->handover, &h, sizeof h);  // the shim's own copy: never counted
+  __atomic_store_n(&region->image_state, uint32_t(kHandedOver), __ATOMIC_RELEASE);
+}
+
+void read_handover(const Region* region, FinalFigures* figures, Ending* ending) {
+  Handover h;
+  bootstrap_move(&h, region->handover, sizeof h);
+  *figures = h.figures;
+  *ending = h.ending;
 }
 
 }  // namespace account

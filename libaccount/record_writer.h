@@ -153,7 +153,18 @@ int write_composed(ComposedRecord* record, const RecordSource& src);
 /// A sampler found the image of `src` dead without its record: claims the
 /// record (true: write it now). An image killed while writing its own (state
 /// kWriting) is claimed only if its record is not at the end of the output.
-bool claim_dead_image_record(Region* region, const Settings& settings, int pid, uint64_t start_ns);
+/// An image that handed its record over (kHandedOver) is claimed too, and
+/// *handed_over says so: its figures and ending are read with read_handover.
+bool claim_dead_image_record(Region* region, const Settings& settings, int pid, uint64_t start_ns,
+                             bool* handed_over = nullptr);
+
+/// Hands the record of an image that could not write it to the run's tree
+/// sampler: its figures and ending go into Region::handover, then the state
+/// says kHandedOver. Only for an image in its image file, ending by exit or a
+/// signal (an exec'ing image goes on in the same process).
+void hand_over_record(Region* region, const FinalFigures& figures, const Ending& ending);
+/// What hand_over_record left, read after the claim.
+void read_handover(const Region* region, FinalFigures* figures, Ending* ending);
 
 /// Composes and writes the record (or the stderr summary when no output is
 /// set). Returns 0, or the errno of what failed (ENOMEM: no room to compose

@@ -74,6 +74,10 @@ enum ImageState : uint32_t {
   kRecorded = 2,     // the record is written; no one else may write it
   kWriting = 3,      // the image is writing its record (composed before the claim);
                      /// if it dies now, a sampler checks the output for it
+  /// The image ended and could not write its record (the output refused it:
+  /// a process that dropped root cannot open root's file). Its final figures
+  /// and ending are in Region::handover: the run's tree sampler writes it.
+  kHandedOver = 4,
 };
 
 /// True once the image's record is written (by anyone).
@@ -85,6 +89,9 @@ inline bool image_recorded(uint32_t state) {
 /// on the Region's first page, beside the counters a single-threaded program
 /// touches: a usual image then writes one page of its file, not two.
 constexpr size_t kInlineInfoBytes = 1920;
+/// Room for an image's final figures and ending (FinalFigures and Ending,
+/// record_writer.cc checks they fit) when it hands its record over.
+constexpr size_t kHandoverBytes = 512;
 
 struct Region {
   uint32_t magic;
@@ -123,6 +130,9 @@ struct Region {
   int64_t heap_inherited_blocks;
   alignas(8) char inline_info[kInlineInfoBytes];  // info_offset says if in use
   Slot slots[kSlotCount];
+  /// Set before image_state says kHandedOver; after the slots, off the pages
+  /// a start touches.
+  alignas(8) unsigned char handover[kHandoverBytes];
 };
 
 /// Sums of all slots at one moment (each field read with a relaxed load).

@@ -50,9 +50,17 @@ DeathRecords::Outcome DeathRecords::record_image(const std::string& path, const 
     // Killed before it copied its identity: what the run and /proc know.
     info = fallback_info(id);
   }
+  bool handed_over = false;
   if (!claim_dead_image_record(view->region, info->settings, id.pid,
-                               info->identity.start_realtime_ns))
+                               info->identity.start_realtime_ns, &handed_over))
     return kNotClaimed;
+  // The image ended on its own and left its figures: its record as it would
+  // have written it, written here.
+  FinalFigures handed;
+  if (handed_over) {
+    read_handover(view->region, &handed, &ending);
+    ending.writer = Writer::kSampler;
+  }
   refresh_image_file(path.c_str(), view);
   // Composed from copies whose sizes are the ones checked when mapped.
   std::vector<uint64_t> timeline, backtraces;
@@ -78,7 +86,7 @@ DeathRecords::Outcome DeathRecords::record_image(const std::string& path, const 
   }
   write(*info, v.region, v.timeline ? reinterpret_cast<SharedTimeline*>(timeline.data()) : nullptr,
         v.backtraces ? reinterpret_cast<BacktraceStore*>(backtraces.data()) : nullptr, *watch,
-        ending);
+        ending, true, handed_over ? &handed : nullptr);
   return kWritten;
 }
 
@@ -100,8 +108,9 @@ void DeathRecords::keep_run_output(ImageInfo* info) const {
 
 void DeathRecords::write(const ImageInfo& info, const Region* region,
                          const SharedTimeline* timeline, const BacktraceStore* backtraces,
-                         const ProcessWatch& watch, const Ending& ending, bool counted) {
-  FinalFigures f = final_figures_of(watch, realtime_ns());
+                         const ProcessWatch& watch, const Ending& ending, bool counted,
+                         const FinalFigures* figures) {
+  FinalFigures f = figures ? *figures : final_figures_of(watch, realtime_ns());
   RecordSource src;
   src.identity = &info.identity;
   src.settings = &info.settings;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "proc_reader.h"
+#include "record_writer.h"
 #include "sampling.h"
 
 namespace account {
@@ -55,7 +56,7 @@ class DeathRecords {
   void keep_run_output(ImageInfo* info) const;
   void write(const ImageInfo& info, const Region* region, const SharedTimeline* timeline,
              const BacktraceStore* backtraces, const ProcessWatch& watch, const Ending& ending,
-             bool counted = true);
+             bool counted = true, const FinalFigures* figures = nullptr);
 
   const ImageInfo* fallback_;
   ProcReader& reader_;

@@ -369,6 +369,34 @@ TEST(RunTreeImages, ACommandInItsOwnPidNamespaceLeavesNoSamplerBehind) {
   expect_run_dir_gone(run);
 }
 
+// An image that ends on its own but cannot write its record (it dropped
+// root: root's output refuses it) hands it to the run, which writes it from
+// the image's own figures: its exit status, its 100 allocations, and the
+// kernel's peaks that only the process itself could read. Before, the record
+// was lost ("1 record lost ... Permission denied").
+TEST(RunTreeImages, AnImageThatDroppedRootHandsItsRecordToTheRun) {
+  if (geteuid() != 0) GTEST_SKIP() << "dropping root needs root";
+  TempDir dir;
+  RunOutput run = account_run(dir, program("drop_root") + "; exit 0");
+  ASSERT_EQ(run.result.status, 0) << context(run);
+  EXPECT_EQ(run.result.out, "dropped\n");
+  EXPECT_EQ(run.result.err.find("lost"), std::string::npos) << context(run);
+  RecordFile f = read_records(run.path);
+  const ProcessRecord* dropped = nullptr;
+  for (const ProcessRecord& p : f.processes)
+    if (p.exe == program("drop_root")) dropped = &p;
+  ASSERT_NE(dropped, nullptr) << context(run);
+  EXPECT_EQ(dropped->end, "exit") << context(run);
+  EXPECT_EQ(dropped->exit_code, 3) << context(run);
+  EXPECT_EQ(dropped->written_by, "sampler") << context(run);
+  EXPECT_TRUE(dropped->counted) << context(run);
+  EXPECT_GE(dropped->malloc_calls, 100u) << context(run);  // and libc's own, for stdio
+  EXPECT_GE(dropped->malloc_bytes, 100000u) << context(run);
+  EXPECT_GT(dropped->vm_peak_bytes, 0u) << context(run);  // the kernel's, read by the image
+  EXPECT_GT(dropped->rss_peak_bytes, 0u) << context(run);
+  expect_run_dir_gone(run);
+}
+
 // ---- 4. A daemon that outlives the command ---------------------------------
 
 // sh starts `sleep` in the background and exits. sh's fork child is one image

@@ -1,0 +1,16 @@
+// A server's way of ending: it starts as root, makes 100 allocations of 1000
+// bytes, drops to nobody (uid and gid 65534) in the same image, and exits
+// with status 3. Dropped, it can no longer open root's output: its record is
+// handed to the run (libaccount/lifecycle.cc). Prints "dropped" once it has.
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "say.h"
+
+int main(void) {
+  static void* keep[100];
+  for (int i = 0; i < 100; ++i) keep[i] = malloc(1000);
+  if (setgid(65534) != 0 || setuid(65534) != 0) return 2;
+  say("dropped\n");
+  return keep[99] ? 3 : 4;
+}
