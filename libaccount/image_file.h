@@ -163,10 +163,11 @@ bool map_image_file(const char* path, ImageFileView* view);
 /// whose record is already written (not mapped: nothing to watch), a file
 /// that cannot be read as an image file yet (still being set up), or no file
 /// (the sampler removed it once done with it); or the marker of an image that
-/// runs standalone with the shim (kStandaloneMarker) because `ulimit -f` is
-/// below an image file's size: an empty file of mode 0400. It writes its own
-/// record and its own sampler watches it: one of the tree's processes with the
-/// shim, nothing for the tree sampler to read or record.
+/// runs with the shim but without its Region in the file (kStandaloneMarker)
+/// because `ulimit -f` is below an image file's size: an empty file of mode
+/// 0400. It writes its own record and removes the marker: one of the tree's
+/// processes with the shim, sampled from /proc, whose record is the tree
+/// sampler's to write only if it dies with the marker still there.
 enum class ImageFileLook { kMapped, kRecorded, kNotYet, kMissing, kStandaloneMarker };
 inline constexpr mode_t kStandaloneMarkerMode = 0400;
 /// A first look at a new image file: reads the Region's head, and keeps the

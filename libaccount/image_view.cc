@@ -213,13 +213,15 @@ ImageFileLook look_at_image_file(const char* path, ImageFileView* view, uint32_t
   // Read field by field: the buffer is smaller than a Region.
   char head[offsetof(Region, slots)];
   ImageFileLook look = ImageFileLook::kNotYet;
-  if (pread(fd, head, sizeof head, 0) == ssize_t(sizeof head) &&
+  ssize_t got = pread(fd, head, sizeof head, 0);
+  if (got == ssize_t(sizeof head) &&
       head_field<uint32_t>(head, offsetof(Region, magic)) == kRegionMagic &&
       image_recorded(head_field<uint32_t>(head, offsetof(Region, image_state)))) {
     *write_error = head_field<uint32_t>(head, offsetof(Region, record_write_error));
     look = ImageFileLook::kRecorded;
-  } else if (struct stat st; fstat(fd, &st) == 0 && st.st_size == 0 &&
+  } else if (struct stat st; got == 0 && fstat(fd, &st) == 0 && st.st_size == 0 &&
                              (st.st_mode & 07777) == kStandaloneMarkerMode) {
+    // Empty: only then can it be a marker (no fstat for the files of images).
     look = ImageFileLook::kStandaloneMarker;
   } else if (map_image_fd(fd, view)) {
     look = ImageFileLook::kMapped;
