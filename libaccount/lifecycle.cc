@@ -176,17 +176,17 @@ void finish(const Ending& ending) {
       // it from these figures once the process is gone. Not a replaced
       // output (ESTALE: the run is over), nor an exec (the process goes on).
       hand_over_record(g_region, f, ending);
-      reap_sampler_starter();
-      return;
+    } else {
+      // Under account run, the run counts and reports lost records (one line
+      // for the whole tree); standalone, the image says so itself.
+      store_relaxed(&g_region->record_write_error, uint32_t(err));
+      if (err != 0 && image_says_own_loss()) warn_record_lost(g_settings, g_identity.pid, err);
+      __atomic_store_n(&g_region->image_state,
+                       ending.kind == EndKind::kExec ? kExecPending : kRecorded, __ATOMIC_RELEASE);
+      // A marker goes however the write ended: the image said a loss itself.
+      if (image_removes_own_file(uint32_t(err)) || image_marked_standalone())
+        remove_own_image_file();
     }
-    // Under account run, the run counts and reports lost records (one line
-    // for the whole tree); standalone, the image says so itself.
-    store_relaxed(&g_region->record_write_error, uint32_t(err));
-    if (err != 0 && image_says_own_loss()) warn_record_lost(g_settings, g_identity.pid, err);
-    __atomic_store_n(&g_region->image_state,
-                     ending.kind == EndKind::kExec ? kExecPending : kRecorded, __ATOMIC_RELEASE);
-    // A marker goes however the write ended: the image said a loss itself.
-    if (image_removes_own_file(uint32_t(err)) || image_marked_standalone()) remove_own_image_file();
   }
   reap_sampler_starter();
   if (ending.kind == EndKind::kExec) raw_restore_signals(&saved);

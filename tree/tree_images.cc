@@ -32,6 +32,14 @@ void add_timeline_point(ImageFileView& v, const MemoryNow& now) {
   __atomic_store_n(&r->timeline_busy, 0u, __ATOMIC_RELEASE);
 }
 
+namespace {
+// A file named by a pid namespace's init (ppid 0: in the run's namespace every
+// process has a parent): its pids are another namespace's, never the tree's.
+bool names_a_namespace_init(const ImageName& id) {
+  return id.ppid == 0;
+}
+}  // namespace
+
 void TreeSampler::discover_images() {
   if (image_dir_.none()) return;
   std::vector<std::string> names;
@@ -53,7 +61,7 @@ void TreeSampler::discover_images() {
     ImageName id;
     if (removed.count(name) && parse_image_name(name.c_str(), &id) && !images_.count(name) &&
         !stillborn_.count(name)) {
-      if (id.ppid != 0 && !foreign_.count(name)) {  // not a pid namespace's init
+      if (!names_a_namespace_init(id) && !foreign_.count(name)) {
         seen_.insert(id.pid);
         shimmed_.insert(id.pid);
       }
@@ -70,7 +78,7 @@ void TreeSampler::discover_images() {
 }
 
 bool TreeSampler::of_this_tree(const ImageName& id) {
-  if (id.ppid == 0) return false;  // a pid namespace's init
+  if (names_a_namespace_init(id)) return false;
   // Up its parents to the run (a subreaper: every orphan of the tree is its
   // child), or to a process already met (procs_, met through the walk or a
   // file this check passed); not seen_, which counts any image file's pid.
@@ -102,7 +110,7 @@ void TreeSampler::look_at_image(const std::string& name) {
   // It writes its own record; the run neither watches nor counts it.
   bool to_watch = look == ImageFileLook::kMapped || look == ImageFileLook::kNotYet ||
                   look == ImageFileLook::kStandaloneMarker;
-  if (id.ppid == 0 || (to_watch && !of_this_tree(id))) {
+  if (names_a_namespace_init(id) || (to_watch && !of_this_tree(id))) {
     unmap_image_file(&image->view);
     stillborn_.erase(name);
     if (look != ImageFileLook::kMissing) foreign_.insert(name);
