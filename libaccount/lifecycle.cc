@@ -143,6 +143,29 @@ void collect_final_figures(FinalFigures& f) {
   f.end_realtime_ns = realtime_ns();  // as late as the record allows
 }
 
+void close_end_files() {
+  for (int& fd : g_end_files) {
+    if (fd >= 0) raw_close(fd);
+    fd = -1;
+  }
+}
+
+// The record, once more, when the first try found no descriptor free: a
+// program that holds every one its soft limit allows (one that tests its own
+// EMFILE handling; git's tests under `ulimit -n 32`) leaves none for the
+// three files of its end (status, io, the output). The soft limit goes up
+// toward the hard one for this try, with the figures read again (their files
+// could not be opened either), and back before the program goes on (an exec).
+int emit_with_room_for_descriptors(FinalFigures& f, const Ending& ending) {
+  struct rlimit saved;
+  if (!raw_raise_descriptor_limit(4, &saved)) return EMFILE;
+  close_end_files();
+  collect_final_figures(f);
+  int err = emit(this_image(), f, ending);
+  raw_restore_descriptor_limit(saved);
+  return err;
+}
+
 bool claim(uint32_t from, uint32_t to) {
   return __atomic_compare_exchange_n(&g_region->image_state, &from, to, false, __ATOMIC_ACQ_REL,
                                      __ATOMIC_ACQUIRE);
@@ -170,6 +193,7 @@ void finish(const Ending& ending) {
     FinalFigures f;
     collect_final_figures(f);
     int err = emit(this_image(), f, ending);
+    if (err == EMFILE) err = emit_with_room_for_descriptors(f, ending);
     if (err != 0 && image_in_file() && ending.kind != EndKind::kExec && err != ESTALE) {
       // The output refused it (a process that dropped root cannot open
       // root's file): the run's tree sampler, which maps this file, writes
@@ -195,10 +219,7 @@ void finish(const Ending& ending) {
 int exec_failed(int result) {
   if (!own_image()) return result;
   int saved_errno = errno;
-  for (int& fd : g_end_files) {
-    if (fd >= 0) raw_close(fd);
-    fd = -1;
-  }
+  close_end_files();
   errno = saved_errno;
   return result;
 }

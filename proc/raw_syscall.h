@@ -129,6 +129,23 @@ inline bool raw_within_file_size_limit(uint64_t size) {
   return limit.rlim_cur == RLIM_INFINITY || size <= uint64_t(limit.rlim_cur);
 }
 
+/// Raises the caller's soft limit on descriptors (RLIMIT_NOFILE) by up to
+/// `more`, never past the hard limit; *saved gets the limits before. False if
+/// it was not raised (already at the hard limit, or refused).
+inline bool raw_raise_descriptor_limit(uint64_t more, struct rlimit* saved) {
+  if (raw_syscall(SYS_prlimit64, 0, long(RLIMIT_NOFILE), 0, long(saved)) != 0) return false;
+  if (saved->rlim_cur >= saved->rlim_max) return false;
+  struct rlimit raised = *saved;
+  raised.rlim_cur =
+      saved->rlim_max - saved->rlim_cur > more ? saved->rlim_cur + more : saved->rlim_max;
+  return raw_syscall(SYS_prlimit64, 0, long(RLIMIT_NOFILE), long(&raised), 0) == 0;
+}
+
+/// Sets RLIMIT_NOFILE back to what raw_raise_descriptor_limit saved.
+inline void raw_restore_descriptor_limit(const struct rlimit& saved) {
+  raw_syscall(SYS_prlimit64, 0, long(RLIMIT_NOFILE), long(&saved), 0);
+}
+
 /// Blocks every signal but glibc's two internal ones (SIGCANCEL, SIGSETXID:
 /// 32 and 33), as pthread_sigmask with a sigfillset set does; *saved gets the
 /// mask before. The kernel's sigset is 8 bytes.

@@ -129,5 +129,54 @@ TEST(RobustnessFaults, AFileSizeLimitNeverEndsTheProgram) {
       << table.out;
 }
 
+// A program that holds every descriptor its soft limit allows (one that
+// tests its own EMFILE handling; git's tests under `ulimit -n 32`) still gets
+// its record, and says nothing it would not say without the shim: the end's
+// files (status, io, the output) get room from the hard limit for a moment,
+// and an exec'ing image's next program sees the soft limit as it was. Before,
+// the record was lost and "cannot write the record ... Too many open files"
+// went to the program's stderr. At the hard limit there is no room to give:
+// the loss is said, as any other.
+TEST(RobustnessFaults, AProgramThatUsesEveryDescriptorKeepsItsRecord) {
+  TempDir dir;
+  std::string program = robustness_program("every_descriptor");
+  ShimRun run = run_with_shim(dir, {"/usr/bin/prlimit", "--nofile=64:4096", program});
+  ASSERT_EQ(run.result.status, 0) << dump(run);
+  EXPECT_EQ(run.result.err, "");
+  long long opened = value_after(run.result.out, "opened");
+  EXPECT_GT(opened, 50) << run.result.out;  // 64 less the ones inherited open
+  std::vector<ProcessRecord> mine = records_of(run.records, "every_descriptor");
+  ASSERT_EQ(mine.size(), 1u) << dump(run);
+  EXPECT_EQ(mine[0].end, "exit");
+  EXPECT_EQ(mine[0].exit_code, 0);
+  EXPECT_EQ(mine[0].malloc_bytes, 1000u);
+  EXPECT_EQ(mine[0].malloc_calls, 1u);
+  EXPECT_GT(mine[0].vm_peak_bytes, 0u);  // status could be read too
+  EXPECT_TRUE(mine[0].rchar.has_value());
+
+  // Through an exec: the record of every_descriptor's image, sh's, and sh
+  // prints the soft limit it was given, not the raised one.
+  TempDir dir2;
+  run = run_with_shim(dir2, {"/usr/bin/prlimit", "--nofile=64:4096", program, "exec"});
+  ASSERT_EQ(run.result.status, 0) << dump(run);
+  EXPECT_EQ(run.result.err, "");
+  EXPECT_NE(run.result.out.find("\n64\n"), std::string::npos) << run.result.out;
+  mine = records_of(run.records, "every_descriptor");
+  ASSERT_EQ(mine.size(), 1u) << dump(run);
+  EXPECT_EQ(mine[0].end, "exec");
+  EXPECT_EQ(mine[0].malloc_bytes, 1000u);
+  std::vector<ProcessRecord> sh = records_of(run.records, "sh");
+  ASSERT_EQ(sh.size(), 1u) << dump(run);
+  EXPECT_EQ(sh[0].end, "exit");
+  EXPECT_EQ(sh[0].pid, mine[0].pid);
+
+  // Soft and hard limit alike: nothing to give, the loss is said.
+  TempDir dir3;
+  run = run_with_shim(dir3, {"/usr/bin/prlimit", "--nofile=64:64", program});
+  ASSERT_EQ(run.result.status, 0) << dump(run);
+  EXPECT_TRUE(records_of(run.records, "every_descriptor").empty()) << dump(run);
+  EXPECT_NE(run.result.err.find("Too many open files"), std::string::npos) << run.result.err;
+}
+
 }  // namespace
 }  // namespace account::testing
