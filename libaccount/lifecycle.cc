@@ -21,6 +21,7 @@ namespace account {
 namespace {
 
 bool g_started = false;
+bool g_sandboxed = false;  // entered_sandbox(): no system call of the image's own from then on
 
 uint64_t timeval_ns(const timeval& tv) {
   return uint64_t(tv.tv_sec) * 1000000000ull + uint64_t(tv.tv_usec) * 1000ull;
@@ -57,6 +58,12 @@ void start_watching() {
 }
 
 void after_fork_in_child() {
+  // In a sandbox nothing is set up (no system call): the child counts into
+  // its parent's Region and leaves no end of its own there.
+  if (__atomic_load_n(&g_sandboxed, __ATOMIC_RELAXED)) {
+    g_started = false;
+    return;
+  }
   SignalsHeld held;
   reset_region_after_fork();
   g_region->libc_copies = libc_copies_state();
@@ -171,14 +178,20 @@ bool claim(uint32_t from, uint32_t to) {
                                      __ATOMIC_ACQUIRE);
 }
 
-// Not a vfork child (or a _Fork child) borrowing this image's memory.
+// Not a vfork child (or a _Fork child) borrowing this image's memory, nor an
+// image in a sandbox (entered_sandbox).
 bool own_image() {
-  return g_started && g_region && raw_getpid() == g_identity.pid;
+  return g_started && g_region && !__atomic_load_n(&g_sandboxed, __ATOMIC_RELAXED) &&
+         raw_getpid() == g_identity.pid;
 }
 
 }  // namespace
 
 void finish(const Ending& ending) {
+  if (g_started && g_region && __atomic_load_n(&g_sandboxed, __ATOMIC_RELAXED)) {
+    leave_sandbox_ending(g_region, ending);
+    return;
+  }
   if (!own_image()) return;
   // A signal arriving between claiming the record and writing it would kill the
   // image with its record unwritten: a pool worker exiting as it is terminated.
@@ -214,6 +227,10 @@ void finish(const Ending& ending) {
   }
   reap_sampler_starter();
   if (ending.kind == EndKind::kExec) raw_restore_signals(&saved);
+}
+
+void entered_sandbox() {
+  __atomic_store_n(&g_sandboxed, true, __ATOMIC_RELAXED);
 }
 
 int exec_failed(int result) {

@@ -22,6 +22,15 @@ void before_exec(bool likely_to_succeed);
 /// for exec to close. Returns `result`, errno kept.
 int exec_failed(int result);
 
+/// The program put itself in a seccomp sandbox (interpose_sandbox.cc): from
+/// now on the image makes no system call of its own, as one the sandbox
+/// refuses could end it (SIGSYS). Its record is left to the sampler that
+/// watches it, as for an image that died without writing one (its counts
+/// from the Region, its end from its zombie or, if that was reaped first,
+/// the one it left); a fork's child counts into this image's Region and
+/// records nothing.
+void entered_sandbox();
+
 /// Starts the sampler process of this image (no-op when ACCOUNT_SAMPLE_MS=0)
 /// without waiting for it: the clone that forks it runs beside the image.
 void start_sampler();

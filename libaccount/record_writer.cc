@@ -626,4 +626,16 @@ void read_handover(const Region* region, FinalFigures* figures, Ending* ending) 
   *ending = h.ending;
 }
 
+void leave_sandbox_ending(Region* region, const Ending& ending) {
+  int status = ending.kind == EndKind::kExit ? (ending.code & 0xff) << 8 : ending.code & 0x7f;
+  __atomic_store_n(&region->sandbox_end_status, status, __ATOMIC_RELAXED);
+  __atomic_store_n(&region->sandbox_end_left, 1u, __ATOMIC_RELEASE);
+}
+
+Ending ending_of_dead_image(const Region* region, const Ending& seen) {
+  if (seen.code_known || !__atomic_load_n(&region->sandbox_end_left, __ATOMIC_ACQUIRE)) return seen;
+  return ending_from_wait_status(
+      true, __atomic_load_n(&region->sandbox_end_status, __ATOMIC_RELAXED), seen.writer);
+}
+
 }  // namespace account

@@ -166,6 +166,13 @@ void hand_over_record(Region* region, const FinalFigures& figures, const Ending&
 /// What hand_over_record left, read after the claim.
 void read_handover(const Region* region, FinalFigures* figures, Ending* ending);
 
+/// An image in a sandbox, ending, leaves how (memory only: no system call).
+void leave_sandbox_ending(Region* region, const Ending& ending);
+/// For the sampler that found the image dead: `seen` (from its zombie), or,
+/// when that is unknown (reaped before anyone looked), the ending the image
+/// left, if it left one.
+Ending ending_of_dead_image(const Region* region, const Ending& seen);
+
 /// Composes and writes the record (or the stderr summary when no output is
 /// set). Returns 0, or the errno of what failed (ENOMEM: no room to compose
 /// it). Says nothing: whoever wrote it decides who is told.

@@ -117,6 +117,11 @@ struct Region {
   /// set before image_state says kRecorded, so a tree sampler that sees the
   /// record done also sees whether it was lost (account run counts the losses).
   uint32_t record_write_error;
+  /// How an image in a sandbox ended (entered_sandbox, lifecycle.h), which
+  /// writes no record: its raw wait status, then sandbox_end_left = 1. For the
+  /// sampler that writes its record when the zombie was reaped before it looked.
+  int32_t sandbox_end_status;
+  uint32_t sandbox_end_left;
   /// account_peak_reset(ACCOUNT_PROCESS): a new epoch; a slot whose heap_peak is
   /// of an older one lowers it at its next heap_sync. The lifetime peak (the
   /// record's) keeps what the reset lowered in heap_peak_before_reset, and the

@@ -51,7 +51,7 @@ void add_timeline_point(Region* r, const MemoryNow& now) {
 
 // The target is gone and wrote no record: write it from what we saw.
 void record_death(ProcessWatch& w, Region* r) {
-  Ending ending = classify_death(system_proc(), &w, Writer::kSampler);
+  Ending ending = ending_of_dead_image(r, classify_death(system_proc(), &w, Writer::kSampler));
   if (!claim_dead_image_record(r, g_settings, g_identity.pid, g_identity.start_realtime_ns)) return;
   FinalFigures f = final_figures_of(w, realtime_ns());
   store_relaxed(&r->sampler_cpu_ns, process_cpu_now_ns());

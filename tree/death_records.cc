@@ -60,6 +60,8 @@ DeathRecords::Outcome DeathRecords::record_image(const std::string& path, const 
   if (handed_over) {
     read_handover(view->region, &handed, &ending);
     ending.writer = Writer::kSampler;
+  } else {
+    ending = ending_of_dead_image(view->region, ending);
   }
   refresh_image_file(path.c_str(), view);
   // Composed from copies whose sizes are the ones checked when mapped.

@@ -178,5 +178,52 @@ TEST(RobustnessFaults, AProgramThatUsesEveryDescriptorKeepsItsRecord) {
   EXPECT_NE(run.result.err.find("Too many open files"), std::string::npos) << run.result.err;
 }
 
+// A program that puts itself in a seccomp sandbox and then returns (sshd's
+// and vsftpd's privilege-separated children) ends as it would without the
+// shim: the sandbox here kills on getrusage, prlimit64 and flock, which the
+// shim's end used to make, so the program died of SIGSYS (status 159 from a
+// shell) instead of returning 3. In the sandbox the image makes no system
+// call of its own; its record is written by the sampler that watches it,
+// with its counts (malloc after the sandbox included) and the end it left
+// in memory, also when its parent reaped it before the sampler looked.
+TEST(RobustnessFaults, AProgramInASeccompSandboxEndsAsWithoutTheShim) {
+  std::string program = robustness_program("sandboxed_exit");
+  for (const char* how : {"prctl", "seccomp"}) {
+    SCOPED_TRACE(how);
+    TempDir dir;
+    ShimRun run = run_with_shim(dir, {program, how, "3"}, {}, 1);
+    EXPECT_EQ(run.result.status, 3) << dump(run);
+    EXPECT_EQ(run.result.out, "sandboxed\n");
+    EXPECT_EQ(run.result.err, "");
+    std::vector<ProcessRecord> mine = records_of(run.records, "sandboxed_exit");
+    ASSERT_EQ(mine.size(), 1u) << dump(run);
+    EXPECT_EQ(mine[0].end, "exit");
+    EXPECT_EQ(mine[0].exit_code, 3);
+    EXPECT_EQ(mine[0].written_by, "sampler");
+    EXPECT_EQ(mine[0].malloc_bytes, 1000u);
+    EXPECT_EQ(mine[0].free_calls, 1u);
+
+    // Under account run, a grandchild: sh reaps it before the tree sampler's
+    // next tick, so only the end it left says how it ended.
+    std::string out = dir.file("run.jsonl");
+    ProgramOptions options;
+    options.env = clean_env();
+    ProgramResult r = run_program({ACCOUNT_CLI_PATH, "run", "-q", "-o", out, "--", "/bin/sh", "-c",
+                                   program + " " + how + " 3; echo status=$?"},
+                                  options);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "sandboxed\nstatus=3\n");
+    EXPECT_EQ(r.err, "");
+    RecordFile f = read_records(out);
+    mine = records_of(f, "sandboxed_exit");
+    ASSERT_EQ(mine.size(), 1u) << slurp(out);
+    EXPECT_EQ(mine[0].end, "exit") << slurp(out);
+    EXPECT_EQ(mine[0].exit_code, 3);
+    EXPECT_EQ(mine[0].malloc_bytes, 1000u);
+    ASSERT_EQ(f.trees.size(), 1u);
+    EXPECT_EQ(f.trees[0].processes_without_shim, 0u);
+  }
+}
+
 }  // namespace
 }  // namespace account::testing

@@ -1,0 +1,69 @@
+// prctl and syscall: how a program enters a seccomp sandbox (sshd's and
+// vsftpd's privilege-separated children, libseccomp's seccomp_load). A
+// sandbox allows the system calls its program needs and often kills on any
+// other: the shim's own at the image's end (getrusage, /proc/self/status,
+// the output's flock and prlimit64) would end a program that exits 0 with
+// SIGSYS. Once a filter is in place the image makes none (entered_sandbox).
+#include <linux/seccomp.h>
+#include <stdarg.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#include "find_next.h"
+#include "lifecycle.h"
+
+using namespace account;
+
+namespace {
+
+using PrctlFn = int (*)(int, unsigned long, unsigned long, unsigned long, unsigned long);
+using SyscallFn = long (*)(long, long, long, long, long, long, long);
+
+PrctlFn g_next_prctl;
+SyscallFn g_next_syscall;
+
+// Resolved at start-up: a sandbox may refuse what dlsym would need later.
+__attribute__((constructor(102))) void resolve_at_start() {
+  find_next(&g_next_prctl, "prctl");
+  find_next(&g_next_syscall, "syscall");
+}
+
+bool enters_sandbox(long option, unsigned long mode) {
+  return option == PR_SET_SECCOMP && (mode == SECCOMP_MODE_FILTER || mode == SECCOMP_MODE_STRICT);
+}
+
+}  // namespace
+
+extern "C" {
+
+// glibc's prctl reads four arguments after the option whatever it is, as this does.
+__attribute__((visibility("default"))) int prctl(int option, ...) {
+  va_list ap;
+  va_start(ap, option);
+  unsigned long a[4];
+  for (unsigned long& x : a) x = va_arg(ap, unsigned long);
+  va_end(ap);
+  if (!g_next_prctl) resolve_at_start();
+  int result = g_next_prctl(option, a[0], a[1], a[2], a[3]);
+  if (result == 0 && enters_sandbox(option, a[0])) entered_sandbox();
+  return result;
+}
+
+// glibc's syscall passes six arguments whatever the call, as this does.
+__attribute__((visibility("default"))) long syscall(long number, ...) {
+  va_list ap;
+  va_start(ap, number);
+  long a[6];
+  for (long& x : a) x = va_arg(ap, long);
+  va_end(ap);
+  if (!g_next_syscall) resolve_at_start();
+  long result = g_next_syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+  // seccomp(2): 0, or a listener's descriptor (SECCOMP_FILTER_FLAG_NEW_LISTENER).
+  bool seccomp =
+      number == SYS_seccomp && (a[0] == SECCOMP_SET_MODE_FILTER || a[0] == SECCOMP_SET_MODE_STRICT);
+  if (result >= 0 && (seccomp || (number == SYS_prctl && enters_sandbox(a[0], a[1]))))
+    entered_sandbox();
+  return result;
+}
+
+}  // extern "C"
