@@ -33,6 +33,7 @@
 #include "run_options.h"
 #include "run_prepare.h"
 #include "run_signals.h"
+#include "run_stages.h"
 #include "shim_location.h"
 #include "store.h"
 #include "values.h"
@@ -171,6 +172,7 @@ int command_run(const Args& args) {
     return 0;
   }
   check_values(o, vm);
+  run_stage("options parsed");
   if (o.cgroup != CgroupMode::kOff) {
     o.cgroup_place = find_cgroup_place(&o.no_cgroup_place);
   }
@@ -178,6 +180,7 @@ int command_run(const Args& args) {
   std::string error;
   std::string shim = find_shim(&error);
   if (shim.empty()) throw UsageError{error};
+  run_stage("shim found");
   // The store and the commit are checked before the command runs.
   std::optional<std::string> store_at;
   if (vm.count("store") || vm.count("commit")) {
@@ -196,9 +199,11 @@ int command_run(const Args& args) {
   // If account run is killed, its guard kills the tree. The run does not
   // wait for it: it catches up with the tree (run_guard.h).
   RunGuard guard;
+  run_stage("guard started");
   // A run killed with SIGKILL left its directory and temporary output (its
   // command died with it: PR_SET_PDEATHSIG): said once, and removed.
   for (const std::string& line : remove_dead_runs(image_dir_bases())) print_message(line);
+  run_stage("dead runs removed");
   TemporaryOutput temporary;
   std::string path;
   if (o.output.empty()) {
@@ -227,6 +232,7 @@ int command_run(const Args& args) {
   bool output_known = lstat(path.c_str(), &output_stat) == 0;
   if (output_known) from = output_stat.st_size;
   std::streamoff run_records_from = from;
+  run_stage("output probed");
 
   const char* preload = getenv("LD_PRELOAD");
   set_env("LD_PRELOAD", preload && *preload ? shim + ":" + preload : shim);
@@ -314,6 +320,7 @@ int command_run(const Args& args) {
     }
     if (r.aborted || r.interrupted || r.cgroup_failed) break;
   }
+  run_stage("summary and budgets");
   if (store_at && !store_run(o, *store_at, path, run_records_from)) return kRunFailed;
   // A command that failed keeps its own status; one that succeeded answers for its budgets.
   if (exit_status == 0 && worst_budget != GateStatus::kPassed)

@@ -7,6 +7,7 @@
 
 #include "account_commit.h"
 #include "commands.h"
+#include "run_stages.h"
 #include "text_escape.h"
 
 namespace {
@@ -57,8 +58,11 @@ void account::print_message(const std::string& line) {
 }
 
 int main(int argc, char** argv) {
+  account::run_stage("main");
   try {
-    return dispatch(account::Args(argv + 1, argv + argc));
+    int status = dispatch(account::Args(argv + 1, argv + argc));
+    account::run_stage("main returns");
+    return status;
   } catch (const account::UsageError& e) {
     account::print_message("account: " + e.what);
   } catch (const boost::program_options::error& e) {

@@ -25,6 +25,7 @@
 #include "run_guard.h"
 #include "run_leftovers.h"
 #include "run_signals.h"
+#include "run_stages.h"
 #include "sampling.h"
 #include "spawn_command.h"
 #include "tree_members.h"
@@ -249,12 +250,14 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
     r.start_ns = r.end_ns = realtime_ns();
     return r;
   }
+  run_stage("cgroup made");
   uint64_t cpu_at_start = process_cpu_now_ns();
   std::string image_dir = make_image_dir();
   if (image_dir.empty())
     unsetenv(kRunDirVariable);
   else
     setenv(kRunDirVariable, image_dir.c_str(), 1);
+  run_stage("image directory made");
   TreeSampler tree(getpid(), image_dir, run_fallback_info(o, path));
   if (o.timeline) tree.follow_images_every_tick();
   // Where the kernel's process events can be read (root), every fork of the
@@ -267,6 +270,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
     events = std::make_unique<ProcEvents>();
     if (!events->ok()) events.reset();
   }
+  run_stage("tree sampler and process events ready");
   TreeMembers members;
   auto follow_forks = [&] {
     ProcEvent e;
@@ -308,6 +312,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
     tree.remove_image_dir();
     return r;
   }
+  run_stage("command exec'd");
   pid_t child = spawned.pid;
   guard.publish(child, {});
   tree.add_root(child);
@@ -383,6 +388,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
     }
     return true;
   });
+  run_stage("command's end seen");
   if (r.end_ns == 0) r.end_ns = realtime_ns();
   if (child_fd >= 0) close(child_fd);
   // Interrupted: the rest of the tree has until --kill-after to end, as the command had.
@@ -414,6 +420,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   follow_forks();
   // Its rusage holds the CPU of every process it and its descendants waited
   // for: also of those without the shim, which no record shows.
+  run_stage("tree settled");
   rusage usage{};
   wait4(child, &r.status, 0, &usage);
   r.waited_cpu_ns = timeval_ns(usage.ru_utime) + timeval_ns(usage.ru_stime);
@@ -434,6 +441,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
     tree.remove_image_dir();
     tree_error = write_tree_record(path, tree_record(o, r, run));
   }
+  run_stage("tree record written");
   // Lost so far: the images', the sampler's and the tree record (a lingering
   // sampler's losses come after account run has answered).
   r.records_lost = tree.records_lost() + !tree_error.empty();

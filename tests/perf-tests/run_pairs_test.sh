@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run-pairs.sh, small: both tables (--cgroup=auto and off), each with this
 # build's row (1.000x), a --variant's and the command alone's, every figure a
-# median with its quartiles and ratio. Bad usage and a variant that is no program: one line,
+# median with its quartiles and ratio; then the stage table, every stage in
+# the order a run reaches it. Bad usage and a variant that is no program: one line,
 # exit 1.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,6 +28,44 @@ done
 # median takes account's own start and end, several ms on any machine).
 awk '/^this build/{a=$(NF-2)} /^the command alone/{if ($(NF-2)+0 >= a+0) bad=1} END{exit bad}' \
   "$tmp/out" || fail "the command alone is not faster: $(cat "$tmp/out")"
+# The stage table: every stage of the run, each a time since the spawn and a
+# step.
+grep -q "^## where this build's time goes: " "$tmp/out" || fail "no stage table: $(cat "$tmp/out")"
+stages=$(sed -n '/^## where this build/,/^# load after/p' "$tmp/out" | grep -E '^[a-z].* +[0-9]+\.[0-9]{3} +-?[0-9]+\.[0-9]{3}$' |
+  sed -E 's/ +-?[0-9.]+ +-?[0-9.]+$//')
+want="spawn of account
+loaded
+main
+options parsed
+shim found
+guard started
+dead runs removed
+output probed
+cgroup made
+image directory made
+tree sampler and process events ready
+command exec'd
+command's main
+command's return
+command's end seen
+tree settled
+tree record written
+summary and budgets
+main returns
+account reaped"
+# In the order a run reaches them, but for the command's main, which a busy
+# machine may schedule before account learns of the exec: the same set, from
+# the spawn to the reap.
+[ "$(echo "$stages" | sort)" = "$(echo "$want" | sort)" ] || fail "stages: $stages"
+[ "$(echo "$stages" | head -1)" = "spawn of account" ] && [ "$(echo "$stages" | tail -1)" = "account reaped" ] ||
+  fail "stages: $stages"
+sed -n '/^## where this build/,/^# load after/p' "$tmp/out" | awk '$NF ~ /^-/ {bad=1} END{exit bad}' ||
+  fail "a negative step: $(cat "$tmp/out")"
+# A bad ACCOUNT_RUN_STAGES_FD: one line, and the run goes on.
+status=0
+ACCOUNT_RUN_STAGES_FD=2x "$BUILD/cli/account" run -q -o /dev/null -- /bin/true 2>"$tmp/err" || status=$?
+[ "$status" -eq 0 ] && [ "$(cat "$tmp/err")" = "account: ACCOUNT_RUN_STAGES_FD=2x is not a descriptor above 2 open in account: no stage times" ] ||
+  fail "bad ACCOUNT_RUN_STAGES_FD: status $status, $(cat "$tmp/err")"
 status=0
 "$PERF/run-pairs.sh" --bogus >"$tmp/out" 2>"$tmp/err" || status=$?
 [ "$status" -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
