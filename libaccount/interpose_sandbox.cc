@@ -3,7 +3,9 @@
 // sandbox allows the system calls its program needs and often kills on any
 // other: the shim's own at the image's end (getrusage, /proc/self/status,
 // the output's flock and prlimit64) would end a program that exits 0 with
-// SIGSYS. Once a filter is in place the image makes none (entered_sandbox).
+// SIGSYS. Once a filter is in place the image makes none (entered_sandbox);
+// a vfork child's filter, which goes with the child at its exec, is not the
+// image's.
 #include <linux/seccomp.h>
 #include <stdarg.h>
 #include <sys/prctl.h>
@@ -44,8 +46,9 @@ __attribute__((visibility("default"))) int prctl(int option, ...) {
   for (unsigned long& x : a) x = va_arg(ap, unsigned long);
   va_end(ap);
   if (!g_next_prctl) resolve_at_start();
+  bool sandbox = enters_sandbox(option, a[0]) && called_by_own_image();
   int result = g_next_prctl(option, a[0], a[1], a[2], a[3]);
-  if (result == 0 && enters_sandbox(option, a[0])) entered_sandbox();
+  if (result == 0 && sandbox) entered_sandbox();
   return result;
 }
 
@@ -57,12 +60,13 @@ __attribute__((visibility("default"))) long syscall(long number, ...) {
   for (long& x : a) x = va_arg(ap, long);
   va_end(ap);
   if (!g_next_syscall) resolve_at_start();
-  long result = g_next_syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
-  // seccomp(2): 0, or a listener's descriptor (SECCOMP_FILTER_FLAG_NEW_LISTENER).
   bool seccomp =
       number == SYS_seccomp && (a[0] == SECCOMP_SET_MODE_FILTER || a[0] == SECCOMP_SET_MODE_STRICT);
-  if (result >= 0 && (seccomp || (number == SYS_prctl && enters_sandbox(a[0], a[1]))))
-    entered_sandbox();
+  bool sandbox =
+      (seccomp || (number == SYS_prctl && enters_sandbox(a[0], a[1]))) && called_by_own_image();
+  long result = g_next_syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+  // seccomp(2): 0, or a listener's descriptor (SECCOMP_FILTER_FLAG_NEW_LISTENER).
+  if (result >= 0 && sandbox) entered_sandbox();
   return result;
 }
 

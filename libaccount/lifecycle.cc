@@ -229,6 +229,10 @@ void finish(const Ending& ending) {
   if (ending.kind == EndKind::kExec) raw_restore_signals(&saved);
 }
 
+bool called_by_own_image() {
+  return g_started && g_region && raw_getpid() == g_identity.pid;
+}
+
 void entered_sandbox() {
   __atomic_store_n(&g_sandboxed, true, __ATOMIC_RELAXED);
 }

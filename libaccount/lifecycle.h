@@ -30,6 +30,11 @@ int exec_failed(int result);
 /// the one it left); a fork's child counts into this image's Region and
 /// records nothing.
 void entered_sandbox();
+/// True when the caller is this image's own process, not a vfork child that
+/// borrows its memory (one system call): asked before a sandbox goes in, so
+/// that a vfork child's sandbox, which ends at its exec, is not taken for the
+/// parent's.
+bool called_by_own_image();
 
 /// Starts the sampler process of this image (no-op when ACCOUNT_SAMPLE_MS=0)
 /// without waiting for it: the clone that forks it runs beside the image.

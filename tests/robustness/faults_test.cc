@@ -223,6 +223,17 @@ TEST(RobustnessFaults, AProgramInASeccompSandboxEndsAsWithoutTheShim) {
     ASSERT_EQ(f.trees.size(), 1u);
     EXPECT_EQ(f.trees[0].processes_without_shim, 0u);
   }
+
+  // A vfork child's sandbox is not its parent's, whose memory it borrows:
+  // the parent writes its own record as ever.
+  TempDir dir;
+  ShimRun run = run_with_shim(dir, {robustness_program("vfork_sandbox"), "4"});
+  EXPECT_EQ(run.result.status, 4) << dump(run);
+  EXPECT_EQ(run.result.err, "");
+  ASSERT_EQ(run.records.processes.size(), 1u) << dump(run);
+  EXPECT_EQ(run.records.processes[0].written_by, "process");
+  EXPECT_EQ(run.records.processes[0].exit_code, 4);
+  EXPECT_EQ(run.records.processes[0].malloc_bytes, 1000u);
 }
 
 }  // namespace
