@@ -173,6 +173,14 @@ int emit_with_room_for_descriptors(FinalFigures& f, const Ending& ending) {
   return err;
 }
 
+}  // namespace
+
+bool called_by_own_image() {
+  return g_started && g_region && raw_getpid() == g_identity.pid;
+}
+
+namespace {
+
 bool claim(uint32_t from, uint32_t to) {
   return __atomic_compare_exchange_n(&g_region->image_state, &from, to, false, __ATOMIC_ACQ_REL,
                                      __ATOMIC_ACQUIRE);
@@ -181,8 +189,7 @@ bool claim(uint32_t from, uint32_t to) {
 // Not a vfork child (or a _Fork child) borrowing this image's memory, nor an
 // image in a sandbox (entered_sandbox).
 bool own_image() {
-  return g_started && g_region && !__atomic_load_n(&g_sandboxed, __ATOMIC_RELAXED) &&
-         raw_getpid() == g_identity.pid;
+  return !__atomic_load_n(&g_sandboxed, __ATOMIC_RELAXED) && called_by_own_image();
 }
 
 }  // namespace
@@ -227,10 +234,6 @@ void finish(const Ending& ending) {
   }
   reap_sampler_starter();
   if (ending.kind == EndKind::kExec) raw_restore_signals(&saved);
-}
-
-bool called_by_own_image() {
-  return g_started && g_region && raw_getpid() == g_identity.pid;
 }
 
 void entered_sandbox() {
