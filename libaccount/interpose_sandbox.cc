@@ -65,8 +65,10 @@ __attribute__((visibility("default"))) long syscall(long number, ...) {
   bool sandbox =
       (seccomp || (number == SYS_prctl && enters_sandbox(a[0], a[1]))) && called_by_own_image();
   long result = g_next_syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
-  // seccomp(2): 0, or a listener's descriptor (SECCOMP_FILTER_FLAG_NEW_LISTENER).
-  if (result >= 0 && sandbox) entered_sandbox();
+  // In: 0, or a listener's descriptor (SECCOMP_FILTER_FLAG_NEW_LISTENER). A
+  // TSYNC that failed returns the thread it could not put in: not in.
+  bool listener = seccomp && (a[1] & SECCOMP_FILTER_FLAG_NEW_LISTENER);
+  if (sandbox && (result == 0 || (listener && result > 0))) entered_sandbox();
   return result;
 }
 

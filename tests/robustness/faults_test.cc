@@ -234,6 +234,19 @@ TEST(RobustnessFaults, AProgramInASeccompSandboxEndsAsWithoutTheShim) {
   EXPECT_EQ(run.records.processes[0].written_by, "process");
   EXPECT_EQ(run.records.processes[0].exit_code, 4);
   EXPECT_EQ(run.records.processes[0].malloc_bytes, 1000u);
+
+  // A sandbox the kernel refused (TSYNC, with a thread in a sandbox of its
+  // own made by a raw system call: seccomp returns that thread's id) is
+  // none: the image writes its own record.
+  TempDir dir2;
+  run = run_with_shim(dir2, {robustness_program("tsync_refused"), "9"});
+  EXPECT_EQ(run.result.status, 9) << dump(run);
+  EXPECT_EQ(run.result.err, "");
+  ASSERT_EQ(run.records.processes.size(), 1u) << dump(run);
+  EXPECT_EQ(run.records.processes[0].written_by, "process");
+  EXPECT_EQ(run.records.processes[0].exit_code, 9);
+  // Its 1000 bytes and what pthread_create allocated for the thread.
+  EXPECT_GE(run.records.processes[0].malloc_bytes, 1000u);
 }
 
 }  // namespace
