@@ -17,20 +17,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_time.h"
+
 extern char** environ;
 
 enum { kFigures = 3, kMaxVariants = 8, kMaxArgs = 32 };
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static int by_value(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
 
 int main(int argc, char** argv) {
   if (argc < 6) {

@@ -16,23 +16,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_time.h"
+
 extern char** environ;
 
 enum { kMaxStages = 40, kMaxArgs = 32, kName = 64 };
 
 static char g_names[kMaxStages][kName];
 static int g_stages;
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static int by_value(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
 
 // The row of `name`: appended in the first run, looked up in the others (-1: unknown).
 static int stage_index(const char* name, int first_run) {

@@ -2,18 +2,13 @@
 // allows everything, with a raw system call (x86-64); then main asks for a sandbox for every thread
 // (TSYNC) that kills on getrusage, prlimit64 and flock, which the kernel refuses (it names the
 // thread it could not put in): main is in no sandbox. It allocates 1000 bytes and returns CODE.
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <pthread.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define KILL_ON(nr)                                \
-  BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), \
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS)
+#include "end_sandbox.h"
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER;
@@ -49,14 +44,7 @@ int main(int argc, char** argv) {
   int ready = g_state;
   pthread_mutex_unlock(&g_lock);
   if (ready != 1) return 6;
-  struct sock_filter filter[] = {
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-      KILL_ON(SYS_getrusage),
-      KILL_ON(SYS_prlimit64),
-      KILL_ON(SYS_flock),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-  };
-  struct sock_fprog program = {sizeof filter / sizeof filter[0], filter};
+  struct sock_fprog program = end_sandbox_program();
   long refused = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &program);
   pthread_mutex_lock(&g_lock);
   g_state = 2;

@@ -2,29 +2,17 @@
 // that kills on getrusage, prlimit64 and flock) and _exits; the parent, which
 // shared its memory until then and is in no sandbox, allocates 1000 bytes and
 // returns CODE.
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define KILL_ON(nr)                                \
-  BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), \
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS)
+#include "end_sandbox.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) return 2;
-  struct sock_filter filter[] = {
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-      KILL_ON(SYS_getrusage),
-      KILL_ON(SYS_prlimit64),
-      KILL_ON(SYS_flock),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-  };
-  struct sock_fprog program = {sizeof filter / sizeof filter[0], filter};
+  struct sock_fprog program = end_sandbox_program();
   pid_t child = vfork();
   if (child == 0) {
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
