@@ -5,13 +5,14 @@
 // the output's flock and prlimit64) would end a program that exits 0 with
 // SIGSYS. Once a filter is in place the image makes none (entered_sandbox);
 // a vfork child's filter, which goes with the child at its exec, is not the
-// image's.
+// image's. syscall() also makes children (fork_like.h).
 #include <linux/seccomp.h>
 #include <stdarg.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
 #include "find_next.h"
+#include "fork_like.h"
 #include "lifecycle.h"
 
 using namespace account;
@@ -19,7 +20,6 @@ using namespace account;
 namespace {
 
 using PrctlFn = int (*)(int, unsigned long, unsigned long, unsigned long, unsigned long);
-using SyscallFn = long (*)(long, long, long, long, long, long, long);
 
 PrctlFn g_next_prctl;
 SyscallFn g_next_syscall;
@@ -60,6 +60,8 @@ __attribute__((visibility("default"))) long syscall(long number, ...) {
   for (long& x : a) x = va_arg(ap, long);
   va_end(ap);
   if (!g_next_syscall) resolve_at_start();
+  if (makes_fork_like_child(number, a))
+    return make_fork_like_child_by_syscall(g_next_syscall, number, a);
   bool seccomp =
       number == SYS_seccomp && (a[0] == SECCOMP_SET_MODE_FILTER || a[0] == SECCOMP_SET_MODE_STRICT);
   bool sandbox =

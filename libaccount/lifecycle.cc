@@ -28,10 +28,7 @@ uint64_t timeval_ns(const timeval& tv) {
 }
 
 void on_exit_handler(int status, void*) {
-  Ending ending;
-  ending.kind = EndKind::kExit;
-  ending.code = status & 0xff;
-  finish(ending);
+  finish_with_exit(status);
 }
 
 // Signals are held while an image is set up: a process killed then (a pool
@@ -56,6 +53,10 @@ void start_watching() {
   else if (!image_watched_by_run())
     start_sampler();
 }
+
+// Set once the fork handlers are registered: the ways of making a child that
+// run none (interpose_fork.cc) run them only then.
+bool g_fork_handlers;
 
 void after_fork_in_child() {
   // In a sandbox nothing is set up (no system call): the child counts into
@@ -89,7 +90,8 @@ __attribute__((constructor(101))) void start(int argc, char** argv, char**) {
   if (g_settings.has_output && !image_watched_by_run())
     check_output_writable(g_settings, g_identity.pid);
   on_exit(on_exit_handler, nullptr);
-  pthread_atfork(libc_copies_before_fork, libc_copies_after_fork_in_parent, after_fork_in_child);
+  g_fork_handlers = pthread_atfork(libc_copies_before_fork, libc_copies_after_fork_in_parent,
+                                   after_fork_in_child) == 0;
   g_started = true;
   start_backtraces();  // before the sampler, which must inherit the shared groups
   start_watching();
@@ -174,6 +176,29 @@ int emit_with_room_for_descriptors(FinalFigures& f, const Ending& ending) {
 }
 
 }  // namespace
+
+bool fork_handlers_on() {
+  return g_fork_handlers;
+}
+
+void run_fork_prepare() {
+  libc_copies_before_fork();
+}
+
+void run_fork_parent() {
+  libc_copies_after_fork_in_parent();
+}
+
+void run_fork_child() {
+  after_fork_in_child();
+}
+
+void finish_with_exit(int status) {
+  Ending ending;
+  ending.kind = EndKind::kExit;
+  ending.code = status & 0xff;
+  finish(ending);
+}
 
 bool called_by_own_image() {
   return g_started && g_region && raw_getpid() == g_identity.pid;

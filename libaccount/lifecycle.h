@@ -9,6 +9,18 @@ namespace account {
 /// process that merely shares this image's memory (a vfork child).
 void finish(const Ending& ending);
 
+/// The same for an exit with `status` (exit's, or what a clone child's function returned).
+void finish_with_exit(int status);
+
+/// The fork handlers registered with pthread_atfork, for the ways of making a
+/// child that run none (interpose_fork.cc): prepare before the child is made,
+/// then parent or child after. Only while fork_handlers_on() (the shim
+/// started, not inert).
+bool fork_handlers_on();
+void run_fork_prepare();
+void run_fork_parent();
+void run_fork_child();
+
 /// True if this image has yet to write its record (false in a vfork child,
 /// which borrows its parent's memory): the exec interposers skip their checks
 /// of the new program when there is nothing to record.

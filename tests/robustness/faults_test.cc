@@ -2,6 +2,7 @@
 // a full disk) followed by many processes appending at the same moment.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 
@@ -247,6 +248,60 @@ TEST(RobustnessFaults, AProgramInASeccompSandboxEndsAsWithoutTheShim) {
   EXPECT_EQ(run.records.processes[0].exit_code, 9);
   // Its 1000 bytes and what pthread_create allocated for the thread.
   EXPECT_GE(run.records.processes[0].malloc_bytes, 1000u);
+}
+
+// A child made without fork() runs no fork handlers: glibc's _Fork and
+// clone, and the clone, clone3 and fork system calls. Each child counted
+// into its parent's figures and left no record of its own; now each is an
+// image of its own, exactly as a fork's child (the control).
+TEST(RobustnessFaults, AChildMadeWithoutForkIsAnImageOfItsOwn) {
+  std::string program = robustness_program("fork_like");
+  for (const char* how : {"fork", "_Fork", "syscall-clone", "syscall-clone3", "syscall-fork",
+                          "clone", "clone-exit"}) {
+    SCOPED_TRACE(how);
+    TempDir dir;
+    ShimRun run = run_with_shim(dir, {program, how, "6"}, {}, 2);
+    EXPECT_EQ(run.result.status, 0) << dump(run);
+    EXPECT_EQ(run.result.err, "");
+    std::vector<ProcessRecord> mine = records_of(run.records, "fork_like");
+    ASSERT_EQ(mine.size(), 2u) << dump(run);
+    const ProcessRecord& child = mine[0].ppid == mine[1].pid ? mine[0] : mine[1];
+    const ProcessRecord& parent = &child == &mine[0] ? mine[1] : mine[0];
+    ASSERT_EQ(child.ppid, parent.pid) << dump(run);
+    EXPECT_EQ(child.end, "exit");
+    EXPECT_EQ(child.exit_code, 6);
+    EXPECT_EQ(child.malloc_calls, 700u);
+    EXPECT_EQ(child.malloc_bytes, 70000u);
+    EXPECT_EQ(child.free_calls, 700u);
+    EXPECT_EQ(child.copied_calls, 300u);
+    EXPECT_EQ(child.copied_bytes, 15000u);
+    EXPECT_EQ(parent.exit_code, 0);
+    EXPECT_EQ(parent.malloc_calls, 10u);
+    EXPECT_EQ(parent.malloc_bytes, 10000u);
+    EXPECT_EQ(parent.copied_calls, 0u);
+  }
+
+  // Under account run: both images have the shim and their own records.
+  for (const char* how : {"_Fork", "clone"}) {
+    SCOPED_TRACE(how);
+    TempDir dir;
+    std::string out = dir.file("run.jsonl");
+    ProgramOptions options;
+    options.env = clean_env();
+    ProgramResult r =
+        run_program({ACCOUNT_CLI_PATH, "run", "-q", "-o", out, "--", program, how, "6"}, options);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    RecordFile f = read_records(out);
+    std::vector<ProcessRecord> mine = records_of(f, "fork_like");
+    ASSERT_EQ(mine.size(), 2u) << slurp(out);
+    uint64_t calls[2] = {mine[0].malloc_calls, mine[1].malloc_calls};
+    std::sort(calls, calls + 2);
+    EXPECT_EQ(calls[0], 10u);
+    EXPECT_EQ(calls[1], 700u);
+    ASSERT_EQ(f.trees.size(), 1u);
+    EXPECT_EQ(f.trees[0].processes_without_shim, 0u);
+  }
 }
 
 }  // namespace
