@@ -1,5 +1,5 @@
 /// Children made through syscall() that have memory of their own (clone
-/// without CLONE_VM, clone3 likewise, fork): syscall() (interpose_sandbox.cc)
+/// without CLONE_VM, clone3 likewise, fork): syscall() (interpose_prctl.cc)
 /// hands them to interpose_fork.cc, which runs the fork handlers around them.
 #pragma once
 

@@ -1,6 +1,6 @@
 // The ways of making a child with memory of its own that run no fork
 // handlers: glibc's _Fork and clone (without CLONE_VM), and the clone,
-// clone3 and fork system calls through syscall() (interpose_sandbox.cc
+// clone3 and fork system calls through syscall() (interpose_prctl.cc
 // hands them here). The shim's pthread_atfork handlers give a fork's child an
 // image of its own; without them the child counted into its parent's Region
 // and left no record. Each runs them around the real call, as fork() does.

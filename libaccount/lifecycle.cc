@@ -45,13 +45,13 @@ class SignalsHeld {
 
 // Under account run the tree sampler watches every image, in an image file or
 // not; standalone, the image starts its own sampler.
-void start_watching() {
+void start_watching(bool after_fork) {
   if (g_settings.timeline && g_settings.sample_ms)
     create_timeline(g_settings.timeline_points, g_settings.sample_ms);
   if (image_in_file())
     publish_image_info();
   else if (!image_watched_by_run())
-    start_sampler();
+    start_sampler(after_fork);
 }
 
 // Set once the fork handlers are registered: the ways of making a child that
@@ -70,7 +70,7 @@ void after_fork_in_child() {
   g_region->libc_copies = libc_copies_state();
   restart_identity_after_fork();
   restart_backtraces_after_fork();
-  start_watching();
+  start_watching(true);
 }
 
 // glibc calls constructors with (argc, argv, envp).
@@ -94,7 +94,7 @@ __attribute__((constructor(101))) void start(int argc, char** argv, char**) {
                                    after_fork_in_child) == 0;
   g_started = true;
   start_backtraces();  // before the sampler, which must inherit the shared groups
-  start_watching();
+  start_watching(false);
   // Last: the copies libc makes for the shim's own start are not counted, and
   // the sampler started above runs on an unpatched libc.
   if (g_settings.libc_copies) g_region->libc_copies = patch_libc_copies();
@@ -257,7 +257,7 @@ void finish(const Ending& ending) {
         remove_own_image_file();
     }
   }
-  reap_sampler_starter();
+  reap_sampler_starter(ending.kind == EndKind::kExec);
   if (ending.kind == EndKind::kExec) raw_restore_signals(&saved);
 }
 

@@ -34,7 +34,7 @@ void before_exec(bool likely_to_succeed);
 /// for exec to close. Returns `result`, errno kept.
 int exec_failed(int result);
 
-/// The program put itself in a seccomp sandbox (interpose_sandbox.cc): from
+/// The program put itself in a seccomp sandbox (interpose_prctl.cc): from
 /// now on the image makes no system call of its own, as one the sandbox
 /// refuses could end it (SIGSYS). Its record is left to the sampler that
 /// watches it, as for an image that died without writing one (its counts
@@ -50,11 +50,17 @@ bool called_by_own_image();
 
 /// Starts the sampler process of this image (no-op when ACCOUNT_SAMPLE_MS=0)
 /// without waiting for it: the clone that forks it runs beside the image.
-void start_sampler();
+/// `after_fork`: in a fork's child (never a subreaper).
+void start_sampler(bool after_fork);
+/// The program is about to make itself a child subreaper (`on`), or stop
+/// being one: the sampler it starts from then on is its own child, which its
+/// wait() does not see, rather than an orphan it would adopt.
+void program_sets_subreaper(bool on);
 /// Ends and reaps that clone once the record is written: before exec, so that
 /// the new program inherits no child it did not make, and before exit, so that
 /// the image's memory is torn down by the image. Until then it is a child with
 /// no exit signal, which the program's wait() never sees.
-void reap_sampler_starter();
+/// `exec`: before an exec, when a subreaper's sampler (its child) is ended too.
+void reap_sampler_starter(bool exec);
 
 }  // namespace account

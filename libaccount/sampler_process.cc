@@ -6,9 +6,11 @@
 // target's memory, has no exit signal and runs beside the target (the target
 // does not wait for it); it forks the sampler and exits. The target's wait()
 // and SIGCHLD never see either; the sampler is orphaned to init (or a
-// subreaper). It closes every inherited descriptor, leaves the session and
-// blocks signals. Only async-signal-safe calls: it is forked from a process of
-// any kind.
+// subreaper). A target that is a child subreaper itself would adopt that
+// orphan: there the sampler is made the target's own child, with no exit
+// signal (CLONE_PARENT). It closes every inherited descriptor, leaves the
+// session and blocks signals. Only async-signal-safe calls: it is forked from
+// a process of any kind.
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -26,6 +28,10 @@
 #include "raw_syscall.h"
 #include "sampling.h"
 #include "timeline_store.h"
+
+// glibc's clone under its other name: the shim's own clone() (interpose_fork.cc)
+// is for the program's.
+extern "C" int __clone(int (*fn)(void*), void* stack, int flags, void* arg, ...);
 
 namespace account {
 
@@ -161,6 +167,19 @@ SamplerStart g_start;
 // __WCLONE wait sees it: the program's wait() never does.
 pid_t g_intermediate = 0;
 
+// Whether the target is a child subreaper (PR_SET_CHILD_SUBREAPER, kept
+// across exec, not inherited by a fork child). An orphaned sampler would then
+// be the target's own child: one that its wait() returns, and that lives as
+// long as the target, so a program that waits for all its children (a
+// process supervisor) would wait forever. -1: not asked yet.
+int g_subreaper = -1;
+// The first clone's step, read by a target that becomes a subreaper meanwhile.
+constexpr uint32_t kStarterWaiting = 0;
+constexpr uint32_t kStarterForking = 1;
+uint32_t g_starter_step = kStarterWaiting;
+// The sampler while it is the target's child (made for a subreaper), else 0.
+pid_t g_sampler_child = 0;
+
 // Until the target has lived one interval, or ended: whether a sampler is
 // needed at all. Most process images of a script live shorter than an
 // interval and write their own record; for them no sampler is forked.
@@ -186,24 +205,44 @@ int intermediate_main(void* arg) {
   raw_syscall(SYS_close_range, long(fd) + 1, long(~0u), 0);
   if (!sampler_needed(*start)) return 0;
   restore_cpus(*start);  // the sampler runs wherever the scheduler likes
-  // A fork-like clone (SIGCHLD, no other flag): from here the sampler has its
-  // own copy of the memory, taken while the target runs on.
-  long sampler = raw_syscall(SYS_clone, SIGCHLD, 0, 0);
+  // Step, then flag; the target writes the flag, then reads the step
+  // (program_sets_subreaper): one of the two sees the other's write.
+  __atomic_store_n(&g_starter_step, kStarterForking, __ATOMIC_SEQ_CST);
+  bool target_adopts = __atomic_load_n(&g_subreaper, __ATOMIC_SEQ_CST) > 0;
+  // A fork-like clone: from here the sampler has its own copy of the memory,
+  // taken while the target runs on. Orphaned when this clone exits (SIGCHLD),
+  // or, for a subreaper target, its child with this clone's exit signal, none.
+  long sampler = raw_syscall(SYS_clone, target_adopts ? CLONE_PARENT : SIGCHLD, 0, 0);
   if (sampler == 0) {
     detach_thread_from_region();
     stop_backtraces_in_this_process();
     run_sampler(start->target, start->pidfd, start->region);
   }
-  if (sampler > 0) store_relaxed(&start->region->sampler_alive, 1u);  // the shared Region
+  if (sampler > 0) {
+    store_relaxed(&start->region->sampler_alive, 1u);  // the shared Region
+    if (target_adopts) g_sampler_child = pid_t(sampler);
+  }
   return 0;
 }
 
 }  // namespace
 
-void start_sampler() {
+void start_sampler(bool after_fork) {
   if (g_settings.sample_ms == 0 || g_region == nullptr) return;
   int saved_errno = errno;
-  g_intermediate = 0;  // a fork child's inherited one is its parent's child
+  // A fork child's inherited ones are its parent's children, and a fork child
+  // is no subreaper.
+  g_intermediate = 0;
+  g_sampler_child = 0;
+  g_starter_step = kStarterWaiting;
+  if (after_fork) {
+    g_subreaper = 0;
+  } else if (g_subreaper < 0) {
+    int subreaper = 0;
+    g_subreaper =
+        raw_syscall(SYS_prctl, PR_GET_CHILD_SUBREAPER, reinterpret_cast<long>(&subreaper)) == 0 &&
+        subreaper != 0;
+  }
   int pidfd = fd_above_stdio(int(syscall(SYS_pidfd_open, g_identity.pid, 0)));  // close-on-exec
   if (pidfd < 0) {
     errno = saved_errno;
@@ -220,15 +259,52 @@ void start_sampler() {
   // record, whenever the sampler starts. Waiting (CLONE_VFORK) cost a
   // scheduler hand-over on every process start, milliseconds on a busy
   // machine.
-  pid_t middle = clone(intermediate_main, g_intermediate_stack + sizeof g_intermediate_stack,
-                       CLONE_VM, &g_start);
+  pid_t middle = __clone(intermediate_main, g_intermediate_stack + sizeof g_intermediate_stack,
+                         CLONE_VM, &g_start);
   if (pinned) restore_cpus(g_start);
   if (middle > 0) g_intermediate = middle;
   close(pidfd);
   errno = saved_errno;
 }
 
-void reap_sampler_starter() {
+namespace {
+
+// Waits for a child that has no exit signal (so only a __WCLONE wait sees it)
+// to end, and reaps it.
+void reap_clone_child(pid_t pid) {
+  int status;
+  while (waitpid(pid, &status, __WCLONE) < 0 && errno == EINTR) {
+  }
+}
+
+}  // namespace
+
+void program_sets_subreaper(bool on) {
+  if (g_settings.sample_ms == 0) return;
+  __atomic_store_n(&g_subreaper, on ? 1 : 0, __ATOMIC_SEQ_CST);
+  pid_t middle = g_intermediate;
+  if (!on || middle <= 0 || __atomic_load_n(&g_starter_step, __ATOMIC_SEQ_CST) != kStarterForking)
+    return;
+  // The first clone may be forking an orphan as this process becomes a
+  // subreaper: once it has ended, that orphan has gone to init.
+  int saved_errno = errno;
+  g_intermediate = 0;
+  reap_clone_child(middle);
+  errno = saved_errno;
+}
+
+void reap_sampler_starter(bool exec) {
+  pid_t child = g_sampler_child;
+  if (exec && child > 0) {
+    // The sampler of a subreaper is its child: ended and reaped before an
+    // exec (the record is written), so the new program has no child it did
+    // not make. At exit it goes to init with the rest of the children.
+    g_sampler_child = 0;
+    int saved_errno = errno;
+    kill(child, SIGKILL);
+    reap_clone_child(child);
+    errno = saved_errno;
+  }
   pid_t middle = g_intermediate;
   if (middle <= 0) return;
   g_intermediate = 0;
@@ -239,9 +315,7 @@ void reap_sampler_starter() {
   // for, so that the target stays the last user of its memory and tears it
   // down itself, on its own CPU.
   if (waitpid(middle, nullptr, __WCLONE | WNOHANG) == 0) kill(middle, SIGKILL);
-  int status;
-  while (waitpid(middle, &status, __WCLONE) < 0 && errno == EINTR) {
-  }
+  reap_clone_child(middle);
   errno = saved_errno;
 }
 

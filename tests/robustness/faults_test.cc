@@ -304,5 +304,49 @@ TEST(RobustnessFaults, AChildMadeWithoutForkIsAnImageOfItsOwn) {
   }
 }
 
+// A child subreaper (PR_SET_CHILD_SUBREAPER: tini, dumb-init, process
+// supervisors) adopts every orphan below it. The image's sampler was one: the
+// subreaper's wait() returned it, and as it lives as long as its target, a
+// program that reaps until no child is left waited forever. Now a
+// subreaper's sampler is its child with no exit signal, which wait() does
+// not see, and an exec ends and reaps it. The samplers of its children, which
+// outlive them, still come back to it when they end ("lasting").
+TEST(RobustnessFaults, ASubreaperNeverWaitsForItsOwnSampler) {
+  // Each mode ends with status 0 once wait() finds no child left, and
+  // `records` images (the subreaper, after an exec also before it, and 3 children).
+  auto run_mode = [](const TempDir& dir, const char* mode, size_t records) {
+    ShimRun run = run_with_shim(dir, {robustness_program("subreaper"), mode},
+                                {{"ACCOUNT_SAMPLE_MS", "5"}}, records);
+    EXPECT_EQ(run.result.status, 0) << dump(run);
+    EXPECT_EQ(run.result.err, "");
+    EXPECT_EQ(run.records.processes.size(), records) << dump(run);
+    return run;
+  };
+  TempDir quick_dir;
+  ShimRun quick = run_mode(quick_dir, "quick", 4);
+  EXPECT_EQ(quick.result.out, "own=3 strangers=0\n");
+  if (!quick.records.processes.empty()) {
+    const ProcessRecord& reaper = quick.records.processes.back();
+    EXPECT_EQ(reaper.written_by, "process");
+    EXPECT_GE(reaper.samples, 1u) << "its sampler ran";
+  }
+
+  TempDir lasting_dir;
+  ShimRun lasting = run_mode(lasting_dir, "lasting", 4);
+  EXPECT_EQ(lasting.result.out.rfind("own=3 strangers=", 0), 0u) << lasting.result.out;
+  EXPECT_LE(value_after(lasting.result.out, "strangers"), 3) << "one sampler a child at most";
+
+  // Set through syscall(), kept across the exec: the image after it asks.
+  // Its one child at once is the starter of its new sampler.
+  TempDir exec_dir;
+  ShimRun exec = run_mode(exec_dir, "exec", 5);
+  EXPECT_EQ(exec.result.out, "children=1\nown=3 strangers=0\n");
+  if (exec.records.processes.size() == 5) {
+    EXPECT_EQ(exec.records.processes[0].end, "exec");
+    EXPECT_GE(exec.records.processes[0].samples, 1u);
+    EXPECT_GE(exec.records.processes.back().samples, 1u);
+  }
+}
+
 }  // namespace
 }  // namespace account::testing

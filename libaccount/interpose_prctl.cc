@@ -1,11 +1,19 @@
-// prctl and syscall: how a program enters a seccomp sandbox (sshd's and
-// vsftpd's privilege-separated children, libseccomp's seccomp_load). A
-// sandbox allows the system calls its program needs and often kills on any
-// other: the shim's own at the image's end (getrusage, /proc/self/status,
-// the output's flock and prlimit64) would end a program that exits 0 with
-// SIGSYS. Once a filter is in place the image makes none (entered_sandbox);
-// a vfork child's filter, which goes with the child at its exec, is not the
-// image's. syscall() also makes children (fork_like.h).
+// prctl and syscall: the settings of its own process that a program makes
+// and the shim must follow.
+//
+// A seccomp sandbox: sshd's and vsftpd's privilege-separated children, and
+// anything that uses libseccomp (seccomp_load). A sandbox allows the system
+// calls its program needs and often kills on any other: the shim's own at the
+// image's end (getrusage, /proc/self/status, the output's flock and
+// prlimit64) would end a program that exits 0 with SIGSYS. Once a filter is
+// in place the image makes none (entered_sandbox); a vfork child's filter,
+// which goes with the child at its exec, is not the image's.
+//
+// A child subreaper (PR_SET_CHILD_SUBREAPER: tini, dumb-init, supervisors)
+// adopts its descendants' orphans: the shim is told before the call, so that
+// its sampler is not one of them (program_sets_subreaper).
+//
+// syscall() also makes children (fork_like.h).
 #include <linux/seccomp.h>
 #include <stdarg.h>
 #include <sys/prctl.h>
@@ -34,6 +42,11 @@ bool enters_sandbox(long option, unsigned long mode) {
   return option == PR_SET_SECCOMP && (mode == SECCOMP_MODE_FILTER || mode == SECCOMP_MODE_STRICT);
 }
 
+// Before the call: the kernel never refuses it.
+void before_prctl(long option, unsigned long arg) {
+  if (option == PR_SET_CHILD_SUBREAPER && called_by_own_image()) program_sets_subreaper(arg != 0);
+}
+
 }  // namespace
 
 extern "C" {
@@ -47,6 +60,7 @@ __attribute__((visibility("default"))) int prctl(int option, ...) {
   va_end(ap);
   if (!g_next_prctl) resolve_at_start();
   bool sandbox = enters_sandbox(option, a[0]) && called_by_own_image();
+  before_prctl(option, a[0]);
   int result = g_next_prctl(option, a[0], a[1], a[2], a[3]);
   if (result == 0 && sandbox) entered_sandbox();
   return result;
@@ -66,6 +80,7 @@ __attribute__((visibility("default"))) long syscall(long number, ...) {
       number == SYS_seccomp && (a[0] == SECCOMP_SET_MODE_FILTER || a[0] == SECCOMP_SET_MODE_STRICT);
   bool sandbox =
       (seccomp || (number == SYS_prctl && enters_sandbox(a[0], a[1]))) && called_by_own_image();
+  if (number == SYS_prctl) before_prctl(a[0], static_cast<unsigned long>(a[1]));
   long result = g_next_syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
   // In: 0, or a listener's descriptor (SECCOMP_FILTER_FLAG_NEW_LISTENER). A
   // TSYNC that failed returns the thread it could not put in: not in.
