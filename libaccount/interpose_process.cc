@@ -1,5 +1,6 @@
-// exec and _exit: the two ways a process image ends without running exit
-// handlers. Each writes the image's record first, then does the real thing.
+// exec, _exit and quick_exit: the ways a process image ends without running
+// exit handlers. Each writes the image's record first (quick_exit after its
+// own handlers), then does the real thing.
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -10,6 +11,7 @@
 
 #include "find_next.h"
 #include "lifecycle.h"
+#include "raw_syscall.h"
 #include "will_exec.h"
 
 using namespace account;
@@ -28,6 +30,9 @@ struct RealExec {
   ExecveatFn execveat;
 } g_exec;
 
+using QuickExitFn = void (*)(int);
+QuickExitFn g_next_quick_exit;
+
 void resolve_exec() {
   if (g_exec.execve) return;
   find_next(&g_exec.execvpe, "execvpe");
@@ -41,6 +46,7 @@ void resolve_exec() {
 // Resolved at start-up: a vfork child must not call dlsym.
 __attribute__((constructor(102))) void resolve_at_start() {
   resolve_exec();
+  find_next(&g_next_quick_exit, "quick_exit");
 }
 
 // execl-style argument lists, gathered on the stack.
@@ -123,11 +129,18 @@ __attribute__((visibility("default"), noreturn)) void _exit(int status) {
   ending.kind = EndKind::kExit;
   ending.code = status & 0xff;
   finish(ending);
-  for (;;) syscall(SYS_exit_group, status);
+  for (;;) raw_syscall(SYS_exit_group, status);
 }
 
 __attribute__((visibility("default"), noreturn)) void _Exit(int status) {
   _exit(status);
+}
+
+__attribute__((visibility("default"), noreturn)) void quick_exit(int status) noexcept {
+  quick_exit_called(status);
+  if (!g_next_quick_exit) resolve_at_start();
+  g_next_quick_exit(status);
+  for (;;) raw_syscall(SYS_exit_group, status);
 }
 
 }  // extern "C"

@@ -31,6 +31,14 @@ void on_exit_handler(int status, void*) {
   finish_with_exit(status);
 }
 
+// quick_exit's status (interpose_process.cc), for the handler that ends its
+// at_quick_exit list (registered first, it runs last, as on_exit's does).
+int g_quick_exit_status;
+
+void quick_exit_handler() {
+  finish_with_exit(g_quick_exit_status);
+}
+
 // Signals are held while an image is set up: a process killed then (a pool
 // worker terminated right after its fork) would die before its sampler exists
 // and leave no record. Held, the signal arrives once the sampler watches.
@@ -90,6 +98,7 @@ __attribute__((constructor(101))) void start(int argc, char** argv, char**) {
   if (g_settings.has_output && !image_watched_by_run())
     check_output_writable(g_settings, g_identity.pid);
   on_exit(on_exit_handler, nullptr);
+  at_quick_exit(quick_exit_handler);
   g_fork_handlers = pthread_atfork(libc_copies_before_fork, libc_copies_after_fork_in_parent,
                                    after_fork_in_child) == 0;
   g_started = true;
@@ -191,6 +200,10 @@ void run_fork_parent() {
 
 void run_fork_child() {
   after_fork_in_child();
+}
+
+void quick_exit_called(int status) {
+  g_quick_exit_status = status;
 }
 
 void finish_with_exit(int status) {

@@ -11,6 +11,9 @@ void finish(const Ending& ending);
 
 /// The same for an exit with `status` (exit's, or what a clone child's function returned).
 void finish_with_exit(int status);
+/// quick_exit(status) was called: the record is written after the program's
+/// at_quick_exit handlers, with this status.
+void quick_exit_called(int status);
 
 /// The fork handlers registered with pthread_atfork, for the ways of making a
 /// child that run none (interpose_fork.cc): prepare before the child is made,

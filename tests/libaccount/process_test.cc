@@ -263,7 +263,9 @@ TEST_P(ShimExitCodes, RecordWrittenAndExitCodePropagated) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Ways, ShimExitCodes, ::testing::Values("return", "exit", "_exit", "_Exit"),
+INSTANTIATE_TEST_SUITE_P(Ways, ShimExitCodes,
+                         ::testing::Values("return", "exit", "_exit", "_Exit", "quick_exit",
+                                           "exit_group"),
                          [](const auto& info) {
                            std::string n = info.param;
                            return n[0] == '_' ? "underscore" + n : n;

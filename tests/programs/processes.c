@@ -14,7 +14,9 @@
 //   spawn P        malloc(10), posix_spawn(P), wait, free, return 0
 //   vfork_exec P   vfork, child execl(P); parent waits, returns 0
 //   vfork_exit     vfork, child _exit(5); parent waits, returns 0
-//   exit N | _exit N | _Exit N | return N   malloc(11), then leave that way
+//   exit N | _exit N | _Exit N | return N | quick_exit N | exit_group N
+//                  malloc(11), then leave that way (exit_group: the system
+//                  call through syscall())
 //   signal N [MS]  malloc(11), sleep MS milliseconds (default 0), raise(N)
 //                  with the default action
 //   affinity       prints "cpus=<n>" (CPUs it may run on), then for each child
@@ -28,6 +30,7 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -185,6 +188,8 @@ int main(int argc, char** argv) {
   if (strcmp(mode, "_exit") == 0) _exit(n);
   if (strcmp(mode, "_Exit") == 0) _Exit(n);
   if (strcmp(mode, "return") == 0) return n;
+  if (strcmp(mode, "quick_exit") == 0) quick_exit(n);
+  if (strcmp(mode, "exit_group") == 0) syscall(SYS_exit_group, n);
   if (strcmp(mode, "signal") == 0) {
     signal(n, SIG_DFL);
     if (argc > 3) usleep((useconds_t)atoi(argv[3]) * 1000);
