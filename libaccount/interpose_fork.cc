@@ -13,8 +13,8 @@
 #include <sys/types.h>
 
 #include "find_next.h"
-#include "fork_like.h"
 #include "lifecycle.h"
+#include "process_syscalls.h"
 
 using namespace account;
 

@@ -13,16 +13,16 @@
 // adopts its descendants' orphans: the shim is told before the call, so that
 // its sampler is not one of them (program_sets_subreaper).
 //
-// syscall() also makes children (fork_like.h) and ends the process
-// (SYS_exit_group: the record first, as _exit does).
+// syscall() also makes and replaces process images (process_syscalls.h) and
+// ends the process (SYS_exit_group: the record first, as _exit does).
 #include <linux/seccomp.h>
 #include <stdarg.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
 #include "find_next.h"
-#include "fork_like.h"
 #include "lifecycle.h"
+#include "process_syscalls.h"
 
 using namespace account;
 
@@ -77,6 +77,7 @@ __attribute__((visibility("default"))) long syscall(long number, ...) {
   if (!g_next_syscall) resolve_at_start();
   if (makes_fork_like_child(number, a))
     return make_fork_like_child_by_syscall(g_next_syscall, number, a);
+  if (replaces_image(number)) return exec_by_syscall(g_next_syscall, number, a);
   if (number == SYS_exit_group) finish_with_exit(int(a[0]));
   bool seccomp =
       number == SYS_seccomp && (a[0] == SECCOMP_SET_MODE_FILTER || a[0] == SECCOMP_SET_MODE_STRICT);

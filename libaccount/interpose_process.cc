@@ -1,6 +1,6 @@
-// exec, _exit and quick_exit: the ways a process image ends without running
-// exit handlers. Each writes the image's record first (quick_exit after its
-// own handlers), then does the real thing.
+// exec (also through syscall(): process_syscalls.h), _exit and quick_exit:
+// the ways a process image ends without running exit handlers. Each writes the image's record first
+// (quick_exit after its own handlers), then does the real thing.
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -11,6 +11,7 @@
 
 #include "find_next.h"
 #include "lifecycle.h"
+#include "process_syscalls.h"
 #include "raw_syscall.h"
 #include "will_exec.h"
 
@@ -69,6 +70,25 @@ __attribute__((constructor(102))) void resolve_at_start() {
   }
 
 }  // namespace
+
+namespace account {
+
+bool replaces_image(long number) {
+  return number == SYS_execve || number == SYS_execveat;
+}
+
+long exec_by_syscall(SyscallFn next, long number, const long* a) {
+  if (record_pending()) {
+    if (number == SYS_execve)
+      before_exec(exec_would_run(AT_FDCWD, reinterpret_cast<const char*>(a[0]), 0, false));
+    else
+      before_exec(exec_would_run(int(a[0]), reinterpret_cast<const char*>(a[1]),
+                                 int(a[4]) & (AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW), false));
+  }
+  return exec_failed(int(next(number, a[0], a[1], a[2], a[3], a[4], a[5])));
+}
+
+}  // namespace account
 
 extern "C" {
 

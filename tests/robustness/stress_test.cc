@@ -101,28 +101,30 @@ TEST(RobustnessStress, ForkWhileAnotherThreadIsInsideMalloc) {
   }
 }
 
-// exec_chain 5 → 4 → 3 → 2 → 1 → 0 through execv, execvp, execl, execle and
-// fexecve: six images of one pid, five ending in "exec", the last in exit 7.
+// exec_chain 7 → 6 → ... → 0 through the execveat and execve system calls
+// (syscall()), execv, execvp, execl, execle and fexecve: eight images of one
+// pid, each writing its own record, seven ending in "exec", the last in exit 7.
 TEST(RobustnessStress, ExecChainThroughEveryExecFunction) {
   TempDir dir;
-  ShimRun run = run_with_shim(dir, {robustness_program("exec_chain"), "5"}, {}, 6);
+  ShimRun run = run_with_shim(dir, {robustness_program("exec_chain"), "7"}, {}, 8);
   EXPECT_EQ(run.result.status, 7) << dump(run);
   EXPECT_EQ(run.result.err, "");
   auto images = values_after(run.result.out, "image");
-  ASSERT_EQ(images, (std::vector<long long>{5, 4, 3, 2, 1, 0})) << run.result.out;
+  ASSERT_EQ(images, (std::vector<long long>{7, 6, 5, 4, 3, 2, 1, 0})) << run.result.out;
   long long pid = value_after(run.result.out, "pid");
   auto r = records_of_pid(run.records, pid);
-  ASSERT_EQ(r.size(), 6u) << dump(run);
-  EXPECT_EQ(run.records.processes.size(), 6u);
-  for (int i = 0; i < 6; ++i) {
+  ASSERT_EQ(r.size(), 8u) << dump(run);
+  EXPECT_EQ(run.records.processes.size(), 8u);
+  for (int i = 0; i < 8; ++i) {
     ASSERT_EQ(r[i].argv.size(), 2u);
-    EXPECT_EQ(r[i].argv[1], std::to_string(5 - i));
+    EXPECT_EQ(r[i].argv[1], std::to_string(7 - i));
     EXPECT_EQ(r[i].exe, robustness_program("exec_chain"));
-    EXPECT_EQ(r[i].malloc_calls, 1u) << "image " << 5 - i;
-    EXPECT_EQ(r[i].malloc_bytes, uint64_t(100 + 5 - i)) << "image " << 5 - i;
-    EXPECT_EQ(r[i].end, i < 5 ? "exec" : "exit") << "image " << 5 - i;
+    EXPECT_EQ(r[i].malloc_calls, 1u) << "image " << 7 - i;
+    EXPECT_EQ(r[i].malloc_bytes, uint64_t(100 + 7 - i)) << "image " << 7 - i;
+    EXPECT_EQ(r[i].end, i < 7 ? "exec" : "exit") << "image " << 7 - i;
+    EXPECT_EQ(r[i].written_by, "process") << "image " << 7 - i;
   }
-  EXPECT_EQ(r[5].exit_code, 7);
+  EXPECT_EQ(r[7].exit_code, 7);
 }
 
 // Each child's figures are those of the same program run alone, libc's

@@ -1,10 +1,12 @@
 // An exec chain through every exec function: `exec_chain N` becomes
-// `exec_chain N-1` by execv (N=5), execvp (4), execl (3), execle (2),
-// fexecve (1), and `exec_chain 0` exits with 7. Each image prints
+// `exec_chain N-1` by the execveat system call through syscall() (N=7), the
+// execve one (6), execv (5), execvp (4), execl (3), execle (2), fexecve (1),
+// and `exec_chain 0` exits with 7. Each image prints
 // "image=N pid=P". Needs its own absolute path as argv[0].
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 
 #include "say.h"
 
@@ -20,6 +22,12 @@ int main(int argc, char** argv) {
   snprintf(next, sizeof next, "%d", n - 1);
   char* args[] = {argv[0], next, NULL};
   switch (n) {
+    case 7:
+      syscall(SYS_execveat, AT_FDCWD, argv[0], args, environ, 0);
+      break;
+    case 6:
+      syscall(SYS_execve, argv[0], args, environ);
+      break;
     case 5:
       execv(argv[0], args);
       break;
