@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cerrno>
 #include <cstring>
@@ -286,21 +287,31 @@ int command_run(const Args& args) {
                  "recorded, counted as without the shim\n",
                  r.lost_image_files, r.lost_image_files == 1 ? "" : "es",
                  r.lost_image_files == 1 ? "its" : "their");
-    uint64_t without_shim = r.processes_without_shim - r.lost_image_files;
-    if (without_shim > 0 && !warned_without_shim) {
-      warned_without_shim = true;
-      fmt::print(stderr,
-                 "account run: {} (static or set-user-ID programs, or ones that dropped root): "
-                 "their Copied and Malloc are unknown\n",
-                 without_shim_note(without_shim, r.processes));
-    }
     // While daemons of the run live on, their sampler holds the tree record:
     // the summary reads the figures so far.
     // With records lost the summary's figures would be wrong: lost_records speaks instead.
     GateStatus budget = GateStatus::kPassed;
-    if (r.started && r.records_lost == 0 && (!o.quiet || !o.budgets.empty())) {
-      RunFigures figures =
-          read_run_figures(o, path, from, r.lingering ? tree_record(o, r, run) : "");
+    bool read_figures = r.started && r.records_lost == 0 &&
+                        (!o.quiet || !o.budgets.empty() || r.processes_without_shim > 0);
+    RunFigures figures;
+    if (read_figures)
+      figures = read_run_figures(o, path, from, r.lingering ? tree_record(o, r, run) : "");
+    // The processes without the shim by the rule the summary, the report and
+    // every export follow (an image that exec'd into a program that wrote no
+    // record is one more): the same numbers in every line.
+    uint64_t without_shim =
+        read_figures ? figures.processes_without_shim : r.processes_without_shim;
+    uint64_t processes = read_figures ? figures.processes : r.processes;
+    without_shim -= std::min(without_shim, r.lost_image_files);
+    if (without_shim > 0 && !warned_without_shim) {
+      warned_without_shim = true;
+      fmt::print(stderr,
+                 "account run: {} (static or set-user-ID programs, ones that dropped root, or "
+                 "ones started with an LD_PRELOAD without the shim): their Copied and Malloc are "
+                 "unknown\n",
+                 without_shim_note(without_shim, processes));
+    }
+    if (read_figures) {
       if (!o.quiet) print_summary(o, path, r, figures, !temporary.path.empty());
       budget = judge_budgets(figures, o.budgets,
                              [](const std::string& line) { fmt::print(stderr, "{}", line); });

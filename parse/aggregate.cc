@@ -200,6 +200,7 @@ struct RunAcc {
     // process without the shim (docs/record-format.md).
     r.processes = std::max(
         {processes, has_tree ? tree_processes : 0, r.shim_processes + r.processes_without_shim});
+    r.processes_over_runs = r.processes;
     r.has_tree = has_tree;
     r.end = has_tree ? tree_how : root_end;
     r.command = has_tree && !tree_command.empty() ? tree_command : root_command;
@@ -448,6 +449,7 @@ RunFigures median_of_runs(const std::vector<RunFigures>& runs) {
   for (const RunFigures& r : runs) {
     add_saturating(m.shim_processes, r.shim_processes);
     add_saturating(m.processes_without_shim, r.processes_without_shim);
+    add_saturating(m.processes_over_runs, r.processes_over_runs);
     add_saturating(m.malloc_unseen_processes, r.malloc_unseen_processes);
     if (r.shim_processes > 0) shim_runs.push_back(r);
     if (r.shim_processes > r.malloc_unseen_processes) malloc_runs.push_back(r);

@@ -45,6 +45,10 @@ struct RunFigures {
   /// Distinct processes: an exec chain's images are one; with a tree record,
   /// at least the tree's count (which knows processes no record shows).
   uint64_t processes = 0;
+  /// The processes of every run these figures are of: `processes` for one
+  /// run, the sum over the runs in median_of_runs (beside the summed
+  /// processes_without_shim, whose "N of M" note it is).
+  uint64_t processes_over_runs = 0;
   /// Processes whose copies and allocations the shim counted (its records),
   /// and those it never ran in (static or set-user-ID programs, watched ones):
   /// copied, malloc and heap are unknown with no shim process. Summed over the

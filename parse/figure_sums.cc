@@ -39,6 +39,7 @@ RunFigures own_figures(const ProcFigures& f) {
   }
   r.recorded = f.recorded;
   r.processes = 1;
+  r.processes_over_runs = 1;
   r.shim_processes = f.counted ? 1 : 0;
   r.processes_without_shim = f.counted ? 0 : 1;
   r.malloc_unseen_processes = f.counted && !f.malloc_counted ? 1 : 0;

@@ -54,7 +54,7 @@ std::string without_shim_note(uint64_t without_shim, uint64_t all) {
 }
 
 std::string without_shim_note(const RunFigures& r) {
-  return without_shim_note(r.processes_without_shim, r.processes);
+  return without_shim_note(r.processes_without_shim, r.processes_over_runs);
 }
 
 std::string malloc_unseen_note(const RunFigures& r) {
