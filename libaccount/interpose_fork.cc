@@ -15,6 +15,7 @@
 #include "find_next.h"
 #include "lifecycle.h"
 #include "process_syscalls.h"
+#include "shim_stack.h"
 
 using namespace account;
 
@@ -52,14 +53,19 @@ struct CloneStart {
   void* arg;
 };
 
+// The child runs on the stack the program gave clone(), which may be small
+// (shim_stack.h): the shim's set-up of the child and its record run on the
+// shim's own, in the child's own copy of the memory.
+int g_clone_status;
+
 int start_clone_child(void* start) {
   // In the child's own copy of the parent's memory: the parent's frame that
   // holds *start is still there, unchanged.
   CloneStart s = *static_cast<CloneStart*>(start);
-  run_fork_child();
-  int status = s.fn(s.arg);
-  finish_with_exit(status);
-  return status;
+  on_shim_stack([](void*) { run_fork_child(); }, nullptr);
+  g_clone_status = s.fn(s.arg);
+  on_shim_stack([](void*) { finish_with_exit(g_clone_status); }, nullptr);
+  return g_clone_status;
 }
 
 }  // namespace

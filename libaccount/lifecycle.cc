@@ -14,6 +14,7 @@
 #include "libc_copies.h"
 #include "raw_syscall.h"
 #include "real_copy.h"
+#include "shim_stack.h"
 #include "timeline_store.h"
 
 namespace account {
@@ -232,6 +233,11 @@ bool own_image() {
 
 }  // namespace
 
+namespace {
+// The record, once this thread has claimed it.
+void write_claimed_record(const Ending& ending);
+}  // namespace
+
 void finish(const Ending& ending) {
   if (g_started && g_region && __atomic_load_n(&g_sandboxed, __ATOMIC_RELAXED)) {
     leave_sandbox_ending(g_region, ending);
@@ -248,31 +254,44 @@ void finish(const Ending& ending) {
   uint64_t saved;
   raw_block_signals(&saved);
   if (claim(kRunning, kWriting)) {
-    FinalFigures f;
-    collect_final_figures(f);
-    int err = emit(this_image(), f, ending);
-    if (err == EMFILE) err = emit_with_room_for_descriptors(f, ending);
-    if (err != 0 && image_in_file() && ending.kind != EndKind::kExec && err != ESTALE) {
-      // The output refused it (a process that dropped root cannot open
-      // root's file): the run's tree sampler, which maps this file, writes
-      // it from these figures once the process is gone. Not a replaced
-      // output (ESTALE: the run is over), nor an exec (the process goes on).
-      hand_over_record(g_region, f, ending);
-    } else {
-      // Under account run, the run counts and reports lost records (one line
-      // for the whole tree); standalone, the image says so itself.
-      store_relaxed(&g_region->record_write_error, uint32_t(err));
-      if (err != 0 && image_says_own_loss()) warn_record_lost(g_settings, g_identity.pid, err);
-      __atomic_store_n(&g_region->image_state,
-                       ending.kind == EndKind::kExec ? kExecPending : kRecorded, __ATOMIC_RELEASE);
-      // A marker goes however the write ended: the image said a loss itself.
-      if (image_removes_own_file(uint32_t(err)) || image_marked_standalone())
-        remove_own_image_file();
-    }
+    // A program that ends from a signal handler on a small alternate stack
+    // (6 KiB: SIGSTKSZ is 8) has no room for the record's 7: the shim's stack.
+    if (on_alternate_signal_stack())
+      on_shim_stack([](void* e) { write_claimed_record(*static_cast<const Ending*>(e)); },
+                    const_cast<Ending*>(&ending));
+    else
+      write_claimed_record(ending);
   }
   reap_sampler_starter(ending.kind == EndKind::kExec);
   if (ending.kind == EndKind::kExec) raw_restore_signals(&saved);
 }
+
+namespace {
+
+void write_claimed_record(const Ending& ending) {
+  FinalFigures f;
+  collect_final_figures(f);
+  int err = emit(this_image(), f, ending);
+  if (err == EMFILE) err = emit_with_room_for_descriptors(f, ending);
+  if (err != 0 && image_in_file() && ending.kind != EndKind::kExec && err != ESTALE) {
+    // The output refused it (a process that dropped root cannot open
+    // root's file): the run's tree sampler, which maps this file, writes
+    // it from these figures once the process is gone. Not a replaced
+    // output (ESTALE: the run is over), nor an exec (the process goes on).
+    hand_over_record(g_region, f, ending);
+  } else {
+    // Under account run, the run counts and reports lost records (one line
+    // for the whole tree); standalone, the image says so itself.
+    store_relaxed(&g_region->record_write_error, uint32_t(err));
+    if (err != 0 && image_says_own_loss()) warn_record_lost(g_settings, g_identity.pid, err);
+    __atomic_store_n(&g_region->image_state,
+                     ending.kind == EndKind::kExec ? kExecPending : kRecorded, __ATOMIC_RELEASE);
+    // A marker goes however the write ended: the image said a loss itself.
+    if (image_removes_own_file(uint32_t(err)) || image_marked_standalone()) remove_own_image_file();
+  }
+}
+
+}  // namespace
 
 void entered_sandbox() {
   __atomic_store_n(&g_sandboxed, true, __ATOMIC_RELAXED);

@@ -265,7 +265,7 @@ TEST_P(ShimExitCodes, RecordWrittenAndExitCodePropagated) {
 
 INSTANTIATE_TEST_SUITE_P(Ways, ShimExitCodes,
                          ::testing::Values("return", "exit", "_exit", "_Exit", "quick_exit",
-                                           "exit_group"),
+                                           "exit_group", "altstack_exit"),
                          [](const auto& info) {
                            std::string n = info.param;
                            return n[0] == '_' ? "underscore" + n : n;

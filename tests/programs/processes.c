@@ -14,9 +14,11 @@
 //   spawn P        malloc(10), posix_spawn(P), wait, free, return 0
 //   vfork_exec P   vfork, child execl(P); parent waits, returns 0
 //   vfork_exit     vfork, child _exit(5); parent waits, returns 0
-//   exit N | _exit N | _Exit N | return N | quick_exit N | exit_group N
+//   exit N | _exit N | _Exit N | return N | quick_exit N | exit_group N |
+//   altstack_exit N
 //                  malloc(11), then leave that way (exit_group: the system
-//                  call through syscall())
+//                  call through syscall(); altstack_exit: _exit from a signal
+//                  handler on an alternate stack of 6 KiB, a guard page below)
 //   signal N [MS]  malloc(11), sleep MS milliseconds (default 0), raise(N)
 //                  with the default action
 //   affinity       prints "cpus=<n>" (CPUs it may run on), then for each child
@@ -30,6 +32,8 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -76,6 +80,33 @@ static void print_affinity(void) {
     if (child > 0) say("helper=%ld helper_cpus=%d\n", child, cpus_of((pid_t)child));
     while (*p == ' ') ++p;
   }
+}
+
+static int g_altstack_code;
+
+static void exit_from_handler(int sig) {
+  (void)sig;
+  _exit(g_altstack_code);
+}
+
+// Room for the kernel's signal frame (AT_MINSIGSTKSZ) and 2 KiB more, at
+// least 6 KiB: enough for the program itself, less than the shim's record takes.
+static void exit_on_alternate_stack(int code) {
+  size_t size = getauxval(AT_MINSIGSTKSZ) + 2048;
+  if (size < 6144) size = 6144;
+  size = (size + 4095) / 4096 * 4096 - 2048;
+  char* m = mmap(NULL, 4096 + size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED || mprotect(m, 4096, PROT_NONE) != 0) exit(90);
+  stack_t ss = {.ss_sp = m + 4096, .ss_size = size, .ss_flags = 0};
+  if (sigaltstack(&ss, NULL) != 0) exit(91);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = exit_from_handler;
+  sa.sa_flags = SA_ONSTACK;
+  sigaction(SIGUSR1, &sa, NULL);
+  g_altstack_code = code;
+  raise(SIGUSR1);
+  exit(92);
 }
 
 int main(int argc, char** argv) {
@@ -187,6 +218,7 @@ int main(int argc, char** argv) {
   if (strcmp(mode, "exit") == 0) exit(n);
   if (strcmp(mode, "_exit") == 0) _exit(n);
   if (strcmp(mode, "_Exit") == 0) _Exit(n);
+  if (strcmp(mode, "altstack_exit") == 0) exit_on_alternate_stack(n);
   if (strcmp(mode, "return") == 0) return n;
   if (strcmp(mode, "quick_exit") == 0) quick_exit(n);
   if (strcmp(mode, "exit_group") == 0) syscall(SYS_exit_group, n);

@@ -257,7 +257,7 @@ TEST(RobustnessFaults, AProgramInASeccompSandboxEndsAsWithoutTheShim) {
 TEST(RobustnessFaults, AChildMadeWithoutForkIsAnImageOfItsOwn) {
   std::string program = robustness_program("fork_like");
   for (const char* how : {"fork", "_Fork", "syscall-clone", "syscall-clone3", "syscall-fork",
-                          "clone", "clone-exit"}) {
+                          "clone", "clone-exit", "clone-4k"}) {
     SCOPED_TRACE(how);
     TempDir dir;
     ShimRun run = run_with_shim(dir, {program, how, "6"}, {}, 2);

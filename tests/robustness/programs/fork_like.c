@@ -9,6 +9,7 @@
 //   clone         glibc's clone() with a stack of its own; the child's function
 //                 returns CODE (glibc then ends it with the exit system call)
 //   clone-exit    the same, the function calls exit(CODE)
+//   clone-4k      clone() with a stack of 4 KiB, as runc's nsexec gives it
 // The child allocates 700 blocks of 100 bytes, frees them, copies 50 bytes
 // 300 times and ends with CODE; the parent waits for it, allocates 10 blocks
 // of 1000 bytes and returns 0 if the child's status was CODE (1 if not).
@@ -61,6 +62,7 @@ static pid_t make_child(const char* how) {
   char* top = g_stack + sizeof g_stack;
   if (strcmp(how, "clone") == 0) return clone(child_returns, top, SIGCHLD, 0);
   if (strcmp(how, "clone-exit") == 0) return clone(child_exits, top, SIGCHLD, 0);
+  if (strcmp(how, "clone-4k") == 0) return clone(child_returns, g_stack + 4096, SIGCHLD, 0);
   return -2;
 }
 
