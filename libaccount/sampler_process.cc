@@ -294,28 +294,28 @@ void program_sets_subreaper(bool on) {
 }
 
 void reap_sampler_starter(bool exec) {
+  int saved_errno = errno;
+  pid_t middle = g_intermediate;
+  if (middle > 0) {
+    g_intermediate = 0;
+    // It may still be waiting out its first interval: the record is written
+    // (or this is a fork child, to which the pid means nothing), so it has
+    // nothing left to do. Our unreaped child: the pid cannot have been
+    // reused. Waited for, so that the target stays the last user of its
+    // memory and tears it down itself, on its own CPU.
+    if (waitpid(middle, nullptr, __WCLONE | WNOHANG) == 0) kill(middle, SIGKILL);
+    reap_clone_child(middle);
+  }
+  // After the first clone has ended: it names the sampler it made.
   pid_t child = g_sampler_child;
   if (exec && child > 0) {
     // The sampler of a subreaper is its child: ended and reaped before an
     // exec (the record is written), so the new program has no child it did
     // not make. At exit it goes to init with the rest of the children.
     g_sampler_child = 0;
-    int saved_errno = errno;
     kill(child, SIGKILL);
     reap_clone_child(child);
-    errno = saved_errno;
   }
-  pid_t middle = g_intermediate;
-  if (middle <= 0) return;
-  g_intermediate = 0;
-  int saved_errno = errno;
-  // It may still be waiting out its first interval: the record is written (or
-  // this is a fork child, to which the pid means nothing), so it has nothing
-  // left to do. Our unreaped child: the pid cannot have been reused. Waited
-  // for, so that the target stays the last user of its memory and tears it
-  // down itself, on its own CPU.
-  if (waitpid(middle, nullptr, __WCLONE | WNOHANG) == 0) kill(middle, SIGKILL);
-  reap_clone_child(middle);
   errno = saved_errno;
 }
 
