@@ -225,29 +225,28 @@ TEST(RobustnessFaults, AProgramInASeccompSandboxEndsAsWithoutTheShim) {
     EXPECT_EQ(f.trees[0].processes_without_shim, 0u);
   }
 
+  // `program CODE` returns CODE and writes its one record itself: its malloc bytes.
+  auto own_record_malloc_bytes = [](const char* program, int code) -> uint64_t {
+    TempDir dir;
+    ShimRun run = run_with_shim(dir, {robustness_program(program), std::to_string(code)});
+    EXPECT_EQ(run.result.status, code) << dump(run);
+    EXPECT_EQ(run.result.err, "");
+    if (run.records.processes.size() != 1) {
+      ADD_FAILURE() << "one record expected: " << dump(run);
+      return 0;
+    }
+    EXPECT_EQ(run.records.processes[0].written_by, "process");
+    EXPECT_EQ(run.records.processes[0].exit_code, code);
+    return run.records.processes[0].malloc_bytes;
+  };
   // A vfork child's sandbox is not its parent's, whose memory it borrows:
   // the parent writes its own record as ever.
-  TempDir dir;
-  ShimRun run = run_with_shim(dir, {robustness_program("vfork_sandbox"), "4"});
-  EXPECT_EQ(run.result.status, 4) << dump(run);
-  EXPECT_EQ(run.result.err, "");
-  ASSERT_EQ(run.records.processes.size(), 1u) << dump(run);
-  EXPECT_EQ(run.records.processes[0].written_by, "process");
-  EXPECT_EQ(run.records.processes[0].exit_code, 4);
-  EXPECT_EQ(run.records.processes[0].malloc_bytes, 1000u);
-
+  EXPECT_EQ(own_record_malloc_bytes("vfork_sandbox", 4), 1000u);
   // A sandbox the kernel refused (TSYNC, with a thread in a sandbox of its
   // own made by a raw system call: seccomp returns that thread's id) is
-  // none: the image writes its own record.
-  TempDir dir2;
-  run = run_with_shim(dir2, {robustness_program("tsync_refused"), "9"});
-  EXPECT_EQ(run.result.status, 9) << dump(run);
-  EXPECT_EQ(run.result.err, "");
-  ASSERT_EQ(run.records.processes.size(), 1u) << dump(run);
-  EXPECT_EQ(run.records.processes[0].written_by, "process");
-  EXPECT_EQ(run.records.processes[0].exit_code, 9);
-  // Its 1000 bytes and what pthread_create allocated for the thread.
-  EXPECT_GE(run.records.processes[0].malloc_bytes, 1000u);
+  // none: the image writes its own record, with its 1000 bytes and what
+  // pthread_create allocated for the thread.
+  EXPECT_GE(own_record_malloc_bytes("tsync_refused", 9), 1000u);
 }
 
 // A child made without fork() runs no fork handlers: glibc's _Fork and
