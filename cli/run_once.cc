@@ -14,9 +14,12 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "clock.h"
 #include "close_descriptors.h"
+#include "heard_exits.h"
 #include "image_file.h"
 #include "proc_events.h"
 #include "record_file.h"
@@ -272,11 +275,29 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   }
   run_stage("tree sampler and process events ready");
   TreeMembers members;
-  auto follow_forks = [&] {
+  HeardExits heard;
+  std::vector<pid_t> forks;  // read, not yet handed to the tree sampler
+  auto read_events = [&] {
     ProcEvent e;
-    while (events && events->next(&e))
-      if (members.follow(e)) tree.forked(e.pid);
+    while (events && events->next(&e)) {
+      bool member_ended = e.kind == ProcEvent::kExit && members.has(e.pid);
+      if (members.follow(e)) {
+        heard.forked(e.pid);
+        forks.push_back(e.pid);
+      } else if (member_ended) {
+        heard.exited(e.pid, e.exit_status);
+      }
+    }
   };
+  auto follow_forks = [&] {
+    read_events();
+    for (pid_t pid : std::exchange(forks, {})) tree.forked(pid);
+  };
+  if (events) {
+    // A lookup comes from inside a tick: the forks wait for follow_forks.
+    heard.read_first_with(read_events);
+    tree.hear_exits(&heard);
+  }
 
   // The command starts with the signal mask and dispositions account run started with.
   // A guard reaches the command's children through it: the command must not

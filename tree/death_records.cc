@@ -37,7 +37,7 @@ std::unique_ptr<ImageInfo> DeathRecords::fallback_info(const ImageName& id) cons
 
 DeathRecords::Outcome DeathRecords::record_image(const std::string& path, const ImageName& id,
                                                  ImageFileView* view, ProcessWatch* watch) {
-  Ending ending = classify_death(reader_, watch, Writer::kSampler);
+  Ending ending = classify_tree_death(reader_, watch, id.pid, Writer::kSampler, heard_);
   std::unique_ptr<ImageInfo> info;
   if (const PackedInfo* packed = published_info(*view)) {
     // Copied before it is read: the image may rewrite its file at any time.
@@ -93,7 +93,7 @@ DeathRecords::Outcome DeathRecords::record_image(const std::string& path, const 
 }
 
 void DeathRecords::record_unset(const ImageName& id, ProcessWatch* watch, bool counted) {
-  Ending ending = classify_death(reader_, watch, Writer::kSampler);
+  Ending ending = classify_tree_death(reader_, watch, id.pid, Writer::kSampler, heard_);
   auto region = std::make_unique<Region>();
   init_region(region.get());
   write(*fallback_info(id), region.get(), nullptr, nullptr, *watch, ending, counted);

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "heard_exits.h"
 #include "proc_reader.h"
 #include "record_writer.h"
 #include "sampling.h"
@@ -43,6 +44,10 @@ class DeathRecords {
   /// died with it, and the record says so (`counted` false: unknown, not 0).
   void record_unset(const ImageName& id, ProcessWatch* watch, bool counted);
 
+  /// Where the kernel's process events are read: how a process reaped
+  /// before the sampler looked ended.
+  void hear_exits(HeardExits* heard) { heard_ = heard; }
+
   /// A record lost with errno `err` (0: none).
   void count_loss(int err);
 
@@ -60,6 +65,7 @@ class DeathRecords {
 
   const ImageInfo* fallback_;
   ProcReader& reader_;
+  HeardExits* heard_ = nullptr;
   uint64_t written_ = 0;
   uint64_t lost_ = 0;
   uint64_t lost_image_files_ = 0;

@@ -123,7 +123,7 @@ void TreeSampler::end_proc(pid_t pid) {
     p->found = false;
     recorded_.insert(pid);
     observer_->image_ended(pid, p->watch, p->own,
-                           classify_death(reader_, &p->watch, Writer::kWatch));
+                           classify_tree_death(reader_, &p->watch, pid, Writer::kWatch, heard_));
   }
   for (Image* image : p->images)
     if (image->running()) record_death(*image, p);

@@ -114,6 +114,12 @@ class TreeSampler {
   /// root's tree (orphans), and `observer` is told of every process without
   /// an image file. Call before the first tick.
   void watch_from_outside(TreeObserver* observer);
+  /// Where the kernel's process events are read (root): how a process its
+  /// parent reaped before any tick saw it ended (heard_exits.h).
+  void hear_exits(HeardExits* heard) {
+    heard_ = heard;
+    deaths_.hear_exits(heard);
+  }
   /// Watches `pid` from now on (a fork of the tree that the proc connector
   /// reported before any walk could see it).
   void adopt(pid_t pid);
@@ -209,6 +215,7 @@ class TreeSampler {
   ProcReader& reader_;
   ProcTree& proc_tree_;
   DeathRecords deaths_;
+  HeardExits* heard_ = nullptr;
   int epoll_fd_ = -1;
   uint64_t ticks_ = 0;
   SampledPeaks tree_{};

@@ -84,17 +84,10 @@ class Watcher : public TreeObserver {
   }
 
   void image_ended(pid_t pid, const ProcessWatch& w, const SampledPeaks& peaks,
-                   const Ending& how) override {
+                   const Ending& ending) override {
     auto it = images_.find(pid);
     if (it == images_.end()) return;
     census_.reading(pid, w.cpu);
-    Ending ending = how;
-    if (!ending.code_known) {
-      // Reaped before we looked, on a kernel that keeps no exit status on the
-      // pidfd: the connector's exit event had it.
-      if (auto code = exit_status_.find(pid); code != exit_status_.end())
-        ending = ending_from_wait_status(true, code->second, Writer::kWatch);
-    }
     if (ending.kind != EndKind::kExec && ending.kind != EndKind::kRunning) {
       census_.ended(pid);
       last_end_ns_ = realtime_ns();
@@ -122,7 +115,6 @@ class Watcher : public TreeObserver {
   // The "running" records image_running composed since the last call.
   std::string take_running_records() { return std::exchange(running_records_, std::string()); }
 
-  void exit_status(pid_t pid, int status) { exit_status_[pid] = status; }
   // True when the image of `pid` was first read after `monotonic_ns` (an
   // exec then): its identity is already the new program's.
   bool read_after(pid_t pid, uint64_t monotonic_ns) const {
@@ -169,7 +161,6 @@ class Watcher : public TreeObserver {
   uint64_t watch_start_ns_;
   std::unique_ptr<Region> region_;
   std::map<pid_t, Image> images_;  // live images by pid
-  std::map<pid_t, int> exit_status_;
   std::vector<std::string> root_argv_;
   std::string running_records_;
   Ending root_ending_;
@@ -242,17 +233,23 @@ std::optional<TreeWatchOutcome> watch_tree(const TreeWatchRequest& request, std:
   Watcher watcher(request, census, watch_start_ns);
   TreeSampler sampler(request.pid);
   sampler.watch_from_outside(&watcher);
+  // Read at every wake-up (events wake the loop), so before any lookup.
+  HeardExits heard;
+  if (events) sampler.hear_exits(&heard);
 
   auto drain = [&] {
     ProcEvent e;
     while (events && events->next(&e)) {
       if (e.kind == ProcEvent::kFork) {
-        if (census.fork(e.parent, e.pid)) sampler.adopt(e.pid);
+        if (census.fork(e.parent, e.pid)) {
+          heard.forked(e.pid);
+          sampler.adopt(e.pid);
+        }
       } else if (e.kind == ProcEvent::kExec) {
         if (census.member(e.pid) && !watcher.read_after(e.pid, e.monotonic_ns))
           sampler.image_replaced(e.pid);
       } else if (census.member(e.pid)) {
-        watcher.exit_status(e.pid, e.exit_status);
+        heard.exited(e.pid, e.exit_status);
         sampler.exiting(e.pid);
         census.exit(e.pid);
       }

@@ -15,10 +15,12 @@
 //   vfork_exec P   vfork, child execl(P); parent waits, returns 0
 //   vfork_exit     vfork, child _exit(5); parent waits, returns 0
 //   exit N | _exit N | _Exit N | return N | quick_exit N | exit_group N |
-//   altstack_exit N
+//   altstack_exit N | raw_exit_group N
 //                  malloc(11), then leave that way (exit_group: the system
 //                  call through syscall(); altstack_exit: _exit from a signal
-//                  handler on an alternate stack of 6 KiB, a guard page below)
+//                  handler on an alternate stack of 6 KiB, a guard page below;
+//                  raw_exit_group: the system call instruction itself, as Go's
+//                  runtime ends a program: no code of libc's or the shim's runs)
 //   signal N [MS]  malloc(11), sleep MS milliseconds (default 0), raise(N)
 //                  with the default action
 //   affinity       prints "cpus=<n>" (CPUs it may run on), then for each child
@@ -83,6 +85,15 @@ static void print_affinity(void) {
 }
 
 static int g_altstack_code;
+
+#if defined(__x86_64__)
+static void raw_exit_group(int code) {
+  __asm__ volatile("syscall" : : "a"(SYS_exit_group), "D"(code) : "rcx", "r11", "memory");
+  __builtin_unreachable();
+}
+#else
+#error "raw_exit_group: the exit_group system call instruction for this architecture"
+#endif
 
 static void exit_from_handler(int sig) {
   (void)sig;
@@ -222,6 +233,7 @@ int main(int argc, char** argv) {
   if (strcmp(mode, "return") == 0) return n;
   if (strcmp(mode, "quick_exit") == 0) quick_exit(n);
   if (strcmp(mode, "exit_group") == 0) syscall(SYS_exit_group, n);
+  if (strcmp(mode, "raw_exit_group") == 0) raw_exit_group(n);
   if (strcmp(mode, "signal") == 0) {
     signal(n, SIG_DFL);
     if (argc > 3) usleep((useconds_t)atoi(argv[3]) * 1000);
