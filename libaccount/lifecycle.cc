@@ -155,7 +155,11 @@ void collect_final_figures(FinalFigures& f) {
     k.write_bytes = uint64_t(usage.ru_oublock) * 512;
     k.have_faults = k.have_ctxsw = k.have_storage = true;
   }
-  int fd = open_proc_file(0, "status");
+  // The calling thread's view of the process's memory: /proc/self is the
+  // leader's, which reads as a zombie's (no Vm lines) once main has called
+  // pthread_exit while other threads run on.
+  int fd = open_thread_self_file("status");
+  if (fd < 0) fd = open_proc_file(0, "status");
   read_status(fd, &f.peaks, &f.last);
   g_end_files[0] = fd;
   read_call_bytes(f.last.threads, &k);

@@ -1,6 +1,7 @@
 #include "proc_files.h"
 
 #include <fcntl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "raw_syscall.h"
@@ -216,7 +217,72 @@ int open_proc_file(pid_t pid, const char* name) {
   return open_proc_path(pid == 0 ? "self" : nullptr, pid, name);
 }
 
-int open_thread_self_file(const char* name) { return open_proc_path("thread-self", 0, name); }
+int open_thread_self_file(const char* name) {
+  return open_proc_path("thread-self", 0, name);
+}
+
+namespace {
+// "/proc/<pid>/task/<tid>/<name>" (tid 0: "/proc/<pid>/task").
+void task_path(char (&path)[96], pid_t pid, pid_t tid, const char* name) {
+  char* p = path;
+  for (const char* s = "/proc/"; *s;) *p++ = *s++;
+  put_decimal(p, static_cast<unsigned long>(pid));
+  for (const char* s = "/task"; *s;) *p++ = *s++;
+  if (tid > 0) {
+    *p++ = '/';
+    put_decimal(p, static_cast<unsigned long>(tid));
+    *p++ = '/';
+    while (*name && p < path + sizeof(path) - 1) *p++ = *name++;
+  }
+  *p = 0;
+}
+
+struct DirEntry64 {  // getdents64's record (struct linux_dirent64)
+  uint64_t ino;
+  int64_t off;
+  unsigned short reclen;
+  unsigned char type;
+  char name[1];
+};
+}  // namespace
+
+int open_task_file(pid_t pid, pid_t tid, const char* name) {
+  char path[96];
+  task_path(path, pid, tid, name);
+  int fd = raw_open(path, O_RDONLY | O_CLOEXEC);
+  return fd_above_stdio(fd < 0 ? -1 : fd);
+}
+
+int open_live_thread_statm(pid_t pid, pid_t* tid) {
+  char path[96];
+  task_path(path, pid, 0, "");
+  int dir = raw_open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return -1;
+  alignas(8) char buf[2048];
+  int found = -1;
+  long n;
+  while (found < 0 && (n = raw_syscall(SYS_getdents64, dir, reinterpret_cast<long>(buf),
+                                       long(sizeof buf))) > 0) {
+    for (long at = 0; at < n && found < 0;) {
+      const auto* e = reinterpret_cast<const DirEntry64*>(buf + at);
+      at += e->reclen;
+      unsigned long t = 0;
+      const char* c = e->name;
+      for (; *c >= '0' && *c <= '9'; ++c) t = t * 10 + unsigned(*c - '0');
+      if (*c != 0 || c == e->name || pid_t(t) == pid) continue;  // ".", "..", the leader
+      int fd = open_task_file(pid, pid_t(t), "statm");
+      MemoryNow now;
+      if (fd >= 0 && read_statm(fd, &now) && now.size_bytes != 0) {
+        found = fd;
+        *tid = pid_t(t);
+      } else if (fd >= 0) {
+        raw_close(fd);
+      }
+    }
+  }
+  raw_close(dir);
+  return found;
+}
 
 int fd_above_stdio(int fd) {
   if (fd < 0 || fd > 2) return fd;

@@ -40,11 +40,11 @@ struct CpuAndExit {  // /proc/PID/stat
   int exit_code = 0;  // raw wait status (field 52), meaningful for a zombie
   char state = 0;     // R, S, D, Z, ...
   int ppid = 0;
-  uint64_t start_ticks = 0;  // field 22: clock ticks after boot when it started
-  int exit_signal = 0;       // field 38: 0 for a clone child nobody is told about
+  uint64_t start_ticks = 0;   // field 22: clock ticks after boot when it started
+  int exit_signal = 0;        // field 38: 0 for a clone child nobody is told about
   uint64_t minor_faults = 0;  // field 10 (minflt)
   uint64_t major_faults = 0;  // field 12 (majflt)
-  char comm[16] = {};        // field 2: the program's name (a zombie still has it)
+  char comm[16] = {};         // field 2: the program's name (a zombie still has it)
   bool valid = false;
 };
 
@@ -92,6 +92,13 @@ int fd_above_stdio(int fd);
 int open_proc_file(pid_t pid, const char* name);
 /// Opens /proc/thread-self/<name>: the calling thread's own.
 int open_thread_self_file(const char* name);
+/// Opens /proc/<pid>/task/<tid>/<name> read-only, close-on-exec.
+int open_task_file(pid_t pid, pid_t tid, const char* name);
+/// A thread of process `pid`, not its leader, whose memory still reads (its
+/// statm is not all zeros): opens that statm, returns it and sets *tid; -1
+/// when there is none. For a process whose leader thread has ended while
+/// others run (pthread_exit from main): /proc/<pid> then reads as a zombie's.
+int open_live_thread_statm(pid_t pid, pid_t* tid);
 
 bool read_statm(int fd, MemoryNow* out);
 bool read_status_peaks(int fd, MemoryPeaks* out);

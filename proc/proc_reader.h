@@ -17,6 +17,10 @@ struct ProcHandle {
   int stat_fd = -1;
   int status_fd = -1;
   int pidfd = -1;  // not owned: set by a sampler that holds one
+  /// A thread whose statm and status are read instead of the process's: its
+  /// leader thread has ended while others run (pthread_exit from main), so
+  /// /proc/<pid> reads as a zombie's. 0: the process's own files.
+  pid_t thread = 0;
 };
 
 class ProcReader {
@@ -24,6 +28,10 @@ class ProcReader {
   /// Opens statm and stat of h->pid; false if statm cannot be opened (gone
   /// already). status is opened at its first read: a process met in passing
   /// may end before anyone reads it.
+  /// statm, stat and status read a process whose leader thread has ended
+  /// while other threads run as the live process it is: its memory through
+  /// a live thread's files, its CPU from its own stat (the sum over every
+  /// thread), and never as a zombie.
   virtual bool open(ProcHandle* h);
   virtual void close(ProcHandle* h);
   virtual bool statm(ProcHandle* h, MemoryNow* out);

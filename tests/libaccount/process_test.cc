@@ -308,6 +308,49 @@ TEST(ShimProcesses, SigkillRecordedBySampler) {
   expect_signal_record(9, "50");
 }
 
+// A main thread that ends with pthread_exit while a worker runs on leaves
+// /proc/<pid> reading as a zombie's. The process's memory is still there,
+// read through the live thread: the worker's 40 MiB, held for 300 ms (60
+// intervals), is in the kernel's peaks and the sampled ones, and the record
+// is the process's own, with the exit code the worker ends it with. Killed
+// instead, the sampler writes it: "killed", signal 9, the same counts.
+// The one record of a leader_exits run, with the checks every ending shares.
+ProcessRecord leader_exits_record(const std::vector<std::string>& args, ShimRun* run) {
+  TempDir dir;
+  *run = run_with_shim(dir, args, {}, 1);
+  std::vector<ProcessRecord> records =
+      records_of_pid(run->records, value_after(run->result.out, "pid"));
+  EXPECT_EQ(records.size(), 1u) << dump(*run);
+  if (records.empty()) return ProcessRecord{};
+  const ProcessRecord& r = records[0];
+  constexpr uint64_t kBlock = uint64_t(40) << 20;
+  // The block, and what glibc's pthread_create allocates (a few hundred bytes).
+  EXPECT_GE(r.malloc_bytes, kBlock) << dump(*run);
+  EXPECT_LT(r.malloc_bytes, kBlock + 64 * 1024) << dump(*run);
+  EXPECT_GE(r.vm_peak_bytes, kBlock) << dump(*run);
+  EXPECT_GE(r.rss_peak_bytes, kBlock) << dump(*run);
+  EXPECT_GE(r.sampled_rss_peak_bytes, kBlock) << dump(*run);
+  EXPECT_GE(r.sampled_size_peak_bytes, kBlock) << dump(*run);
+  return r;
+}
+
+TEST(ShimProcesses, AMainThreadThatEndsFirstLeavesThePeaksAndTheRecord) {
+  ShimRun run;
+  ProcessRecord r = leader_exits_record({test_program("leader_exits"), "3"}, &run);
+  EXPECT_EQ(run.result.status, 3) << dump(run);
+  EXPECT_EQ(r.end, "exit") << dump(run);
+  EXPECT_EQ(r.exit_code, 3) << dump(run);
+  EXPECT_EQ(r.written_by, "process") << dump(run);
+}
+
+TEST(ShimProcesses, AMainThreadThatEndsFirstThenKilledIsRecordedBySampler) {
+  ShimRun run;
+  ProcessRecord r = leader_exits_record({test_program("leader_exits"), "0", "kill"}, &run);
+  EXPECT_EQ(r.end, "killed") << dump(run);
+  EXPECT_EQ(r.signal, 9) << dump(run);
+  EXPECT_EQ(r.written_by, "sampler") << dump(run);
+}
+
 // Dying at once, before the sampler has set itself up, under a parent that
 // reaps at once (a shell), must not lose the record either: 60 processes
 // killed by SIGKILL right after start, 60 records.

@@ -261,6 +261,42 @@ TEST(RunTreeImages, ARawExitGroupReapedAtOnceKeepsItsExitCodeAsRoot) {
   expect_run_dir_gone(run);
 }
 
+// A main thread that ends with pthread_exit while a worker runs on: the
+// tree sampler reads /proc/<pid> as a zombie's, yet the process lives and
+// its memory grows. It is sampled through its live thread, never recorded as
+// ended early: its record is its own, with the worker's exit code and 40 MiB
+// (held 300 ms, 60 intervals), and the tree's sampled peak holds them. Killed
+// instead, the tree sampler writes its record: "killed", signal 9.
+void expect_leader_exits(const std::string& how, const std::string& end) {
+  TempDir dir;
+  RunOutput run = account_run(dir, test_program("leader_exits") + " " + how + "; exit 0");
+  ASSERT_EQ(run.result.status, 0) << context(run);
+  RecordFile f = checked_records(run);
+  std::vector<ProcessRecord> records = records_of(f, "/leader_exits");
+  ASSERT_EQ(records.size(), 1u) << context(run);
+  const ProcessRecord& r = records[0];
+  constexpr uint64_t kBlock = uint64_t(40) << 20;
+  EXPECT_EQ(r.end, end) << context(run);
+  if (end == "exit") {
+    EXPECT_EQ(r.exit_code, 3) << context(run);
+    EXPECT_EQ(r.written_by, "process") << context(run);
+  } else {
+    EXPECT_EQ(r.signal, 9) << context(run);
+    EXPECT_EQ(r.written_by, "sampler") << context(run);
+  }
+  EXPECT_GE(r.malloc_bytes, kBlock) << context(run);
+  EXPECT_LT(r.malloc_bytes, kBlock + 64 * 1024) << context(run);
+  EXPECT_GE(r.rss_peak_bytes, kBlock) << context(run);
+  EXPECT_GE(r.sampled_rss_peak_bytes, kBlock) << context(run);
+  EXPECT_GE(f.trees[0].sampled_rss_peak_bytes, kBlock) << context(run);
+  expect_run_dir_gone(run);
+}
+
+TEST(RunTreeImages, AMainThreadThatEndsFirstIsSampledThroughItsLiveThread) {
+  expect_leader_exits("3", "exit");
+  expect_leader_exits("0 kill", "killed");
+}
+
 // ---- 2. Grandchildren killed within their first millisecond ---------------
 
 // spawn_kill posix_spawns 50 children and SIGKILLs each at once or within
