@@ -276,14 +276,14 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   run_stage("tree sampler and process events ready");
   TreeMembers members;
   HeardExits heard;
-  std::vector<pid_t> forks;  // read, not yet handed to the tree sampler
+  std::vector<ProcEvent> forks;  // read, not yet handed to the tree sampler
   auto read_events = [&] {
     ProcEvent e;
     while (events && events->next(&e)) {
       bool member_ended = e.kind == ProcEvent::kExit && members.has(e.pid);
       if (members.follow(e)) {
         heard.forked(e.pid);
-        forks.push_back(e.pid);
+        forks.push_back(e);
       } else if (member_ended) {
         heard.exited(e.pid, e.exit_status);
       }
@@ -291,7 +291,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   };
   auto follow_forks = [&] {
     read_events();
-    for (pid_t pid : std::exchange(forks, {})) tree.forked(pid);
+    for (const ProcEvent& e : std::exchange(forks, {})) tree.forked(e.pid, e.monotonic_ns);
   };
   if (events) {
     // A lookup comes from inside a tick: the forks wait for follow_forks.

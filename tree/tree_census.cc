@@ -23,6 +23,13 @@ TreeCensus::TreeCensus(uint64_t loadavg_last_pid) : first_pid_(loadavg_last_pid)
 void TreeCensus::found(pid_t pid, const CpuAndExit& stat, bool born_in_watch) {
   members_.add(pid);
   auto [it, fresh] = procs_.try_emplace(pid);
+  if (!fresh && it->second.ended) {
+    // Its pid handed out again (a long watch wraps pid_max): a new process,
+    // the ended one kept for the count and the CPU.
+    retired_.push_back(it->second);
+    it->second = Proc{};
+    fresh = true;
+  }
   if (fresh) {
     it->second.born = born_in_watch;
     it->second.children_base_ns = born_in_watch ? 0 : children_ns(stat);
@@ -69,12 +76,13 @@ uint64_t TreeCensus::unseen_bound(uint64_t last_pid, uint64_t pid_max) const {
       last_pid >= first_pid_ ? last_pid - first_pid_ : pid_max - first_pid_ + last_pid;  // wrapped
   uint64_t born = 0;
   for (auto& [pid, p] : procs_) born += p.born;
+  for (const Proc& p : retired_) born += p.born;
   return handed_out > born ? handed_out - born : 0;
 }
 
 uint64_t TreeCensus::unseen_cpu_ns() const {
   uint64_t grown = 0, recorded = 0;
-  for (auto& [pid, p] : procs_) {
+  auto add = [&](const Proc& p) {
     grown += p.children_ns > p.children_base_ns ? p.children_ns - p.children_base_ns : 0;
     // A reaped child adds its CPU and its own cutime+cstime (what it reaped)
     // to its parent's: that much of the parent's growth is recorded already
@@ -82,7 +90,9 @@ uint64_t TreeCensus::unseen_cpu_ns() const {
     // parent in the tree that reaped it counts it (an orphan's goes to
     // whoever adopted it).
     if (p.ended && p.reaped && procs_.count(p.ppid)) recorded += p.cpu_ns + p.children_ns;
-  }
+  };
+  for (auto& [pid, p] : procs_) add(p);
+  for (const Proc& p : retired_) add(p);
   return grown > recorded ? grown - recorded : 0;
 }
 

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "proc_files.h"
 #include "proc_tree.h"
@@ -47,8 +48,8 @@ class TreeCensus {
   /// not been reaped, so its CPU is in no parent's cutime yet.
   void find_unreaped(ProcTree& proc = system_tree());
   bool recorded(pid_t pid) const { return procs_.count(pid) != 0; }
-  /// Distinct processes recorded.
-  uint64_t processes() const { return procs_.size(); }
+  /// Processes recorded (a pid handed out again in a long watch names another).
+  uint64_t processes() const { return procs_.size() + retired_.size(); }
 
   /// Connector events. Returns true when the child is a member (a fork in
   /// the tree): the watch then starts watching it at once.
@@ -75,7 +76,8 @@ class TreeCensus {
     bool ended = false;
     bool reaped = true;
   };
-  std::map<pid_t, Proc> procs_;  // recorded processes
+  std::map<pid_t, Proc> procs_;  // recorded processes, the latest under each pid
+  std::vector<Proc> retired_;    // ended ones whose pid a later process took
   TreeMembers members_;          // live members, for the connector's forks
   std::set<pid_t> forked_;       // forked in the tree, not recorded yet
   uint64_t forks_ = 0, forks_recorded_ = 0;

@@ -62,8 +62,8 @@ void TreeSampler::discover_images() {
     if (removed.count(name) && parse_image_name(name.c_str(), &id) && !images_.count(name) &&
         !stillborn_.count(name)) {
       if (!names_a_namespace_init(id) && !foreign_.count(name)) {
-        seen_.insert(id.pid);
-        shimmed_.insert(id.pid);
+        count_.seen(id.pid, id.start_monotonic_ns, following(id.pid), quiet_ns_, true);
+        count_.shimmed(id.pid);
       }
       continue;
     }
@@ -81,7 +81,7 @@ bool TreeSampler::of_this_tree(const ImageName& id) {
   if (names_a_namespace_init(id)) return false;
   // Up its parents to the run (a subreaper: every orphan of the tree is its
   // child), or to a process already met (procs_, met through the walk or a
-  // file this check passed); not seen_, which counts any image file's pid.
+  // file this check passed); not count_, which counts any image file's pid.
   pid_t pid = id.pid;
   for (int step = 0; step < 64; ++step) {
     if (pid == root_ || procs_.count(pid)) return true;
@@ -117,8 +117,8 @@ void TreeSampler::look_at_image(const std::string& name) {
     return;
   }
   // A process of the tree, also when it ended before any tick saw it alive.
-  seen_.insert(id.pid);
-  shimmed_.insert(id.pid);
+  count_.seen(id.pid, id.start_monotonic_ns, following(id.pid), quiet_ns_, true);
+  count_.shimmed(id.pid);
   // Removed: by the image once it wrote its own record, or by the sampler
   // once done with it (a watch's event for a file the first listing found
   // too). Nothing to do.
@@ -176,7 +176,7 @@ void TreeSampler::record_death(Image& image, Proc* proc) {
       deaths_.record_image(image_dir_.path_of(image.name), image.id, &image.view, &proc->watch);
   if (outcome == DeathRecords::kNotClaimed) return;
   image.recorded_by_sampler = true;
-  if (outcome == DeathRecords::kFileLost) shimmed_.erase(image.id.pid);
+  if (outcome == DeathRecords::kFileLost) count_.unshimmed(image.id.pid);
 }
 
 // An image's file is done with: its record is written (or lost) by now.

@@ -48,7 +48,7 @@ TreeSampler::Proc* TreeSampler::proc_of(pid_t pid, bool has_image_file) {
   if (!has_image_file && opened && reader_.stat(&p->watch.handle, &first) &&
       is_shim_sampler(first)) {
     p->shim_sampler = true;
-    seen_.erase(pid);  // not one of the tree's processes (counted at its first sighting)
+    count_.forget(pid);  // not one of the tree's processes (counted at its first sighting)
     reader_.close(&p->watch.handle);
   }
   if (!opened) {
@@ -117,6 +117,7 @@ void TreeSampler::end_proc(pid_t pid) {
   if (it == procs_.end()) return;
   Proc* p = it->second.get();
   last_end_ns_ = realtime_ns();
+  count_.ended(pid, monotonic_ns());
   if (observer_ && pid == root_) root_ended_ = true;
   if (p->had_children) reread_root_ = true;  // they are account run's now
   if (observer_ && p->found && p->images.empty()) {
@@ -220,9 +221,12 @@ bool is_shim_sampler(const CpuAndExit& stat) {
 }
 
 uint64_t TreeSampler::processes_without_shim() const {
-  uint64_t n = 0;
-  for (pid_t pid : seen_) n += shimmed_.count(pid) ? 0 : 1;
-  return n;
+  return count_.without_shim();
+}
+
+bool TreeSampler::following(pid_t pid) const {
+  auto it = procs_.find(pid);
+  return it != procs_.end() && !it->second->ended;
 }
 
 }  // namespace account

@@ -23,6 +23,7 @@
 #include "image_directory.h"
 #include "proc_reader.h"
 #include "proc_tree.h"
+#include "process_count.h"
 #include "sampling.h"
 
 namespace account {
@@ -138,16 +139,17 @@ class TreeSampler {
   bool root_ended() const { return root_ended_; }
 
   const SampledPeaks& peaks() const { return tree_; }
-  /// Distinct processes of the tree: seen alive in a tick, or known by an
-  /// image file (a short image may end before the first tick).
-  uint64_t processes_seen() const { return seen_.size(); }
+  /// Processes of the tree: seen alive in a tick, or known by an image file
+  /// (a short image may end before the first tick); a pid handed out again
+  /// names another (process_count.h).
+  uint64_t processes_seen() const { return count_.processes(); }
   /// The command itself (account run's child) is one of the tree's processes,
   /// even when it ended before any tick could see it.
-  void add_root(pid_t pid) { seen_.insert(pid); }
+  void add_root(pid_t pid) { count_.seen(pid, monotonic_ns(), false, quiet_ns_); }
   /// A process the kernel's process events say was forked into the tree
   /// (account run as root: tree_members.h): one of its processes, even if it
   /// ended before any tick could see it.
-  void forked(pid_t pid) { seen_.insert(pid); }
+  void forked(pid_t pid, uint64_t fork_monotonic_ns) { count_.forked(pid, fork_monotonic_ns); }
   /// Of those, the processes that never made an image file: they ran without
   /// the shim (a static or set-user-ID program), so nothing counted their
   /// copies and allocations. Exact where every fork is known (forked());
@@ -199,6 +201,8 @@ class TreeSampler {
   void end_proc(pid_t pid);
   void forget_image(Image* image);
   bool recorded_zombie(pid_t pid);
+  /// The sampler follows a process under `pid` that has not ended.
+  bool following(pid_t pid) const;
   std::vector<pid_t> children(pid_t pid, ChildrenFile* file);
   /// A walked process's children: read, or the last read while still true.
   const std::vector<pid_t>& known_children(pid_t pid, Proc* p);
@@ -219,8 +223,12 @@ class TreeSampler {
   int epoll_fd_ = -1;
   uint64_t ticks_ = 0;
   SampledPeaks tree_{};
-  std::set<pid_t> seen_;
-  std::set<pid_t> shimmed_;    // pids of seen_ that made an image file
+  ProcessCount count_;
+  /// How long a pid no tick followed goes unseen before it names a new
+  /// process (process_count.h): two intervals, at least kQuietMinNs.
+  static constexpr uint64_t kQuietMinNs = 1000000000;
+  uint64_t quiet_ns_ = kQuietMinNs;
+  uint64_t tick_ns_ = 0;       // the current tick's start (CLOCK_MONOTONIC)
   std::set<pid_t> sighted_;    // sighted in the last tick's walk, not met yet
   bool meet_at_once_ = false;  // settle(): no first sighting waits
   std::vector<pid_t> live_;

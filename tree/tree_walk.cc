@@ -9,6 +9,10 @@ namespace account {
 
 void TreeSampler::tick() {
   ++ticks_;
+  uint64_t now = monotonic_ns();
+  // Two intervals as they come (a stalled tick makes it longer), at least a second.
+  if (tick_ns_) quiet_ns_ = std::max(kQuietMinNs, 2 * (now - tick_ns_));
+  tick_ns_ = now;
   images_looked_ = false;
   sense_forks();
   // The run directory's watch is read when the tick needs it: to meet a
@@ -40,7 +44,8 @@ void TreeSampler::tick() {
         // system call; a program without the shim is sampled from then on.
         walked.insert(pid);
         sighted.insert(pid);
-        seen_.insert(pid);
+        // Now, not the tick's start: it may have been forked since.
+        count_.seen(pid, monotonic_ns(), false, quiet_ns_);
         continue;
       }
       if (!procs_.count(pid)) look_for_images();  // met now: its image file, if any
@@ -67,7 +72,7 @@ void TreeSampler::tick() {
       sum.resident_bytes += now.resident_bytes;
       sum.shared_bytes += now.shared_bytes;
       live_.push_back(pid);
-      seen_.insert(pid);
+      count_.seen(pid, monotonic_ns(), p->watch.ticks > 1, quiet_ns_);  // met before this tick?
       // Kept open from a process's second tick on: most live for one at most.
       // One met in passing is walked from its second tick: a child it made in
       // its first is found then, or by its image file.

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string>
 
+#include "clock.h"
 #include "fake_tree.h"
 #include "image_file.h"
 #include "tree_sampler.h"
@@ -46,7 +47,9 @@ class TreeImagesTest : public ::testing::Test {
 
   // The image file 101 makes as the shim does: a head, an initialized Region.
   void make_image_file(pid_t pid) {
-    file_ = images_ + "/" + std::to_string(pid) + "-" + std::to_string(kRun) + "-5";
+    // Named with its start, as the shim names it (CLOCK_MONOTONIC).
+    file_ = images_ + "/" + std::to_string(pid) + "-" + std::to_string(kRun) + "-" +
+            std::to_string(monotonic_ns());
     int fd = open(file_.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
     ASSERT_GE(fd, 0);
     ASSERT_EQ(ftruncate(fd, off_t(kHeadBytes)), 0);

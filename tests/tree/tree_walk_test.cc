@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "clock.h"
 #include "fake_tree.h"
 #include "tree_sampler.h"
 
@@ -108,6 +109,29 @@ TEST_F(TreeWalkTest, AnInsuredProcessEndsByItsPidfdOneMetInPassingByItsStat) {
   EXPECT_EQ(tree.live_processes(), 2u);
   EXPECT_EQ(tree.processes_seen(), 4u);  // an ended process is still the tree's
   EXPECT_EQ(tree.processes_without_shim(), 4u);
+}
+
+// Over a long run the kernel hands a pid out again (pid_max: 32768 on many
+// machines): the process it then names is counted as the new one it is, and
+// without the shim unless it makes an image file.
+TEST_F(TreeWalkTest, APidHandedOutAgainIsAnotherProcess) {
+  TreeSampler tree(kRun, "", nullptr, proc, proc);
+  for (int i = 0; i < 5; ++i) tree.tick();  // 103 met and insured: followed
+  EXPECT_EQ(tree.processes_seen(), 3u);
+  proc.end(103, 0);
+  tree.tick();  // seen to end
+  proc.reap(103, kRun);
+  proc.fork(102, 104, 8, 8);  // pids go on being handed out
+  tree.tick();
+  tree.tick();
+  EXPECT_EQ(tree.processes_seen(), 4u);
+  proc.fork(101, 103, 8, 8);         // 103 again: a new process
+  tree.forked(103, monotonic_ns());  // as the kernel's process events tell it (root)
+  tree.tick();
+  tree.tick();
+  EXPECT_EQ(sorted(tree.live()), (std::vector<pid_t>{101, 102, 103, 104}));
+  EXPECT_EQ(tree.processes_seen(), 5u);
+  EXPECT_EQ(tree.processes_without_shim(), 5u);
 }
 
 TEST_F(TreeWalkTest, ChildrenAreReadAgainAfterAForkAndEveryKSlowEveryTicks) {

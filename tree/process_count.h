@@ -1,0 +1,58 @@
+/// The processes of a tree, counted, and of those the ones without the shim.
+/// A pid names one process at a time only: over a long run the kernel hands
+/// each out again once it has handed out every other (pid_max: 32768 on many
+/// machines, seconds of a test suite's forks), so a count of distinct pids
+/// falls short. Each sighting carries a time at which its process existed
+/// (a tick's, an image's start, a fork's), all on CLOCK_MONOTONIC, and a pid
+/// names a new process when it is seen:
+/// - in an image file that started after the process under it was seen to
+///   end, or in a fork after that process was last seen;
+/// - or after `quiet_ns` without a sighting while the sampler followed no
+///   process of that pid (a process it follows is seen at every tick; one it
+///   does not follow lived less than a tick or two). A tick's walk alone
+///   never tells more: an ended process is walked as long as it is an
+///   unreaped zombie.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <unordered_map>
+
+namespace account {
+
+class ProcessCount {
+ public:
+  /// A process of the tree under `pid` existed at `at_ns`: a tick's walk
+  /// found it, or (`image`) an image of it started then. `followed`: the
+  /// sampler follows a process of that pid that has not ended (then it is that one).
+  void seen(pid_t pid, uint64_t at_ns, bool followed, uint64_t quiet_ns, bool image = false);
+  /// The kernel's process events: `pid` was forked into the tree at `fork_ns`.
+  void forked(pid_t pid, uint64_t fork_ns);
+  /// The process under `pid` was seen to have ended by `at_ns`.
+  void ended(pid_t pid, uint64_t at_ns);
+  /// The process now under `pid` had the shim (it made an image file).
+  void shimmed(pid_t pid);
+  /// Its image file was lost: counted as without the shim after all.
+  void unshimmed(pid_t pid);
+  /// The process now under `pid` is not one of the tree's (a sampler of the shim's).
+  void forget(pid_t pid);
+
+  uint64_t processes() const { return earlier_ + current_.size(); }
+  uint64_t without_shim() const;
+
+ private:
+  struct Process {
+    uint64_t last_ns = 0;   // the latest time it was known to exist
+    uint64_t ended_ns = 0;  // seen ended by then (0: not seen to end)
+    bool shim = false;
+  };
+  // A new process under the pid, replacing *p (which stays counted).
+  void begin_new(Process* p, uint64_t at_ns);
+
+  std::unordered_map<pid_t, Process> current_;  // the latest process under each pid
+  uint64_t earlier_ = 0;                        // processes whose pid was handed out again
+  uint64_t earlier_without_shim_ = 0;
+};
+
+}  // namespace account
