@@ -91,10 +91,11 @@ bool ProcReader::stat(ProcHandle* h, CpuAndExit* out) {
 bool ProcReader::status(ProcHandle* h, MemoryPeaks* out) {
   if (h->status_fd < 0 && h->statm_fd >= 0) h->status_fd = open_memory_file(h, "status");
   if (read_status_peaks(h->status_fd, out)) return true;
-  // No Vm lines: a zombie's, or a leader's that ended while other threads run.
+  // No Vm lines: a zombie's, or a leader's that ended while other threads run
+  // (then statm follows a live thread, and status with it).
+  if (h->thread != 0 || h->statm_fd < 0) return false;
   MemoryNow now;
-  return h->thread == 0 && h->statm_fd >= 0 && statm(h, &now) && h->thread != 0 &&
-         read_status_peaks(h->status_fd, out);
+  return statm(h, &now) && h->thread != 0 && read_status_peaks(h->status_fd, out);
 }
 
 namespace {

@@ -43,6 +43,19 @@ char state_of(pid_t pid) {
   return close == std::string::npos || close + 2 >= text.size() ? 0 : text[close + 2];
 }
 
+// A process every thread of which has ended, not reaped yet: read as the
+// zombie it is, with `wait_status` in its stat.
+void expect_zombie(ProcReader& proc, ProcHandle* h, int wait_status) {
+  MemoryNow now;
+  ASSERT_TRUE(proc.statm(h, &now));
+  EXPECT_EQ(now.size_bytes, 0u);
+  EXPECT_EQ(h->thread, 0);
+  CpuAndExit cpu;
+  ASSERT_TRUE(proc.stat(h, &cpu));
+  EXPECT_EQ(cpu.state, 'Z');
+  EXPECT_EQ(cpu.exit_code, wait_status);
+}
+
 TEST(ProcReader, AProcessWhoseMainThreadEndedIsReadThroughALiveThread) {
   ASSERT_EQ(pipe(g_ready), 0);
   ASSERT_EQ(pipe(g_go), 0);
@@ -84,11 +97,7 @@ TEST(ProcReader, AProcessWhoseMainThreadEndedIsReadThroughALiveThread) {
   ASSERT_EQ(write(g_go[1], &c, 1), 1);
   siginfo_t info{};
   ASSERT_EQ(waitid(P_PID, id_t(child), &info, WEXITED | WNOWAIT), 0);
-  ASSERT_TRUE(proc.statm(&h, &now));
-  EXPECT_EQ(now.size_bytes, 0u);
-  EXPECT_EQ(h.thread, 0);
-  ASSERT_TRUE(proc.stat(&h, &cpu));
-  EXPECT_EQ(cpu.state, 'Z');
+  expect_zombie(proc, &h, 5 << 8);
   ProcessWatch w;
   w.handle = h;
   Ending e = classify_death(proc, &w, Writer::kSampler);
@@ -112,14 +121,7 @@ TEST(ProcReader, AZombieReadsAsOne) {
   h.pid = child;
   ProcReader& proc = system_proc();
   ASSERT_TRUE(proc.open(&h));
-  MemoryNow now;
-  ASSERT_TRUE(proc.statm(&h, &now));
-  EXPECT_EQ(now.size_bytes, 0u);
-  CpuAndExit cpu;
-  ASSERT_TRUE(proc.stat(&h, &cpu));
-  EXPECT_EQ(cpu.state, 'Z');
-  EXPECT_EQ(cpu.exit_code, 4 << 8);
-  EXPECT_EQ(h.thread, 0);
+  expect_zombie(proc, &h, 4 << 8);
   proc.close(&h);
   ASSERT_EQ(waitpid(child, nullptr, 0), child);
 }
