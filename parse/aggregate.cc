@@ -83,8 +83,14 @@ struct RunAcc {
     std::array<double, kFigureCount> seconds{};
     std::array<uint64_t, kFigureCount> counts{};
     bool counted = true;
+    uint64_t start_ns = 0;
   };
   std::unordered_map<int64_t, ExecImage> exec_cpu;
+  // pid -> the start of the first image of it counted here as a new process:
+  // it may continue an exec chain another lump holds (join_exec_chains). Kept
+  // while this may still be merged.
+  std::unordered_map<int64_t, uint64_t> heads;
+  bool mergeable = true;
   std::vector<ProcessRow> rows;
 
   void take_root(int64_t pid, uint64_t start, const RunEnd& end, const std::string& command) {
@@ -104,11 +110,12 @@ struct RunAcc {
     else if (f.pid == root_pid && f.end.how != RunEnd::How::kUnknown)
       root_end = f.end;
     if (f.exec)
-      exec_cpu[f.pid] = {f.seconds, f.bytes, f.counted};
+      exec_cpu[f.pid] = {f.seconds, f.bytes, f.counted, f.start_ns};
     else
       exec_cpu.erase(f.pid);
     sums.add(f, /*image_counts=*/!f.exec);
     if (new_process) ++processes;
+    if (new_process && mergeable) heads.try_emplace(f.pid, f.start_ns);
     if (f.counted && new_process) {
       ++counted;
     } else if (!f.counted && uncounted.insert(f.pid).second) {
@@ -122,18 +129,50 @@ struct RunAcc {
     max_start = std::max(max_start, f.start_ns);
     max_end = std::max(max_end, f.end_ns);
   }
-  // Takes everything `other` holds (an exec'd image in `other` before one here
-  // of the same pid is not detected: `other` is the older lump).
+  // Processes two accumulators each counted once: `older` holds the exec'd
+  // image of one with no later image there, `newer` the first image of its
+  // pid, started after it. Each is one process, counted by the shim unless
+  // both say not; the exec'd image closes (its figures are the later one's).
+  struct Joined {
+    uint64_t processes = 0, counted = 0, uncounted_records = 0;
+  };
+  static void join_exec_chains(RunAcc& older, const RunAcc& newer, Joined* joined) {
+    for (auto it = older.exec_cpu.begin(); it != older.exec_cpu.end();) {
+      auto head = newer.heads.find(it->first);
+      if (head == newer.heads.end() || head->second < it->second.start_ns) {
+        ++it;
+        continue;
+      }
+      ++joined->processes;
+      if (older.uncounted.count(it->first) && newer.uncounted.count(it->first))
+        ++joined->uncounted_records;
+      else
+        ++joined->counted;
+      it = older.exec_cpu.erase(it);
+    }
+  }
+  // Takes everything `other` holds; either may hold the older images.
   void merge(RunAcc&& other) {
+    Joined joined;
+    join_exec_chains(*this, other, &joined);
+    join_exec_chains(other, *this, &joined);
     for (auto& [pid, end] : other.failed_ends) failed_ends[pid] = end;
     if (other.processes > 0 && (processes == 0 || other.root_start < root_start))
       take_root(other.root_pid, other.root_start, other.root_end, other.root_command);
-    for (auto& [pid, cpu] : other.exec_cpu)
-      if (!exec_cpu.count(pid)) exec_cpu[pid] = cpu;
+    for (auto& [pid, image] : other.exec_cpu) {  // a pid's latest exec'd image stays open
+      auto [it, added] = exec_cpu.try_emplace(pid, image);
+      if (!added && image.start_ns > it->second.start_ns) it->second = image;
+    }
+    if (mergeable) {
+      for (auto& [pid, start] : other.heads) {
+        auto [it, added] = heads.try_emplace(pid, start);
+        if (!added) it->second = std::min(it->second, start);
+      }
+    }
     sums.merge(other.sums);
-    processes += other.processes;
-    counted += other.counted;
-    uncounted_records += other.uncounted_records;
+    processes += other.processes - joined.processes;
+    counted += other.counted - joined.counted;
+    uncounted_records += other.uncounted_records - joined.uncounted_records;
     malloc_unseen.insert(other.malloc_unseen.begin(), other.malloc_unseen.end());
     uncounted.insert(other.uncounted.begin(), other.uncounted.end());
     min_start = std::min(min_start, other.min_start);
@@ -390,6 +429,8 @@ void Aggregator::add(const Record& record) {
     run = std::move(claimed);
     run.set_tree(t);
   }
+  run.mergeable = false;  // later images of this window are added to it one by one
+  run.heads = {};
   op.windows[t.start_ns] = op.runs.size();
   op.runs.push_back(std::move(run));
 }

@@ -222,6 +222,75 @@ TEST(Aggregate, ManyProcessesBeforeTheirTreeStillJoinIt) {
   EXPECT_EQ(ops[0].runs[1].processes, 1u);
 }
 
+// A run of thousands of `sh -c "exec prog"` before its tree record: the
+// processes kept one by one are folded into lumps, and a chain's exec'd image
+// lands in one lump and its next image in another (a fold between the two, or
+// a cut at the start gap between them). The chain is still one process, its
+// CPU the last image's (the kernel's counters survive exec), its copies and
+// allocations both images', and nobody ran without the shim.
+TEST(Aggregate, ExecChainsSplitAcrossFoldedLumpsAreOneProcessEach) {
+  constexpr int kChains = 3000;
+  constexpr uint64_t kMs = 1000000;
+  Aggregator a;
+  for (int i = 0; i < kChains; ++i) {
+    uint64_t start = 100000 * kMs + uint64_t(i) * 10 * kMs;
+    ProcessRecord shell = process(i + 1, 0, 0.125, 1, "exec");
+    shell.start_ns = start;
+    shell.end_ns = start + 2 * kMs;
+    ProcessRecord prog = process(i + 1, 0, 0.5, 1);  // its CPU includes the shell's
+    // Every seventh chain's exec comes late: the largest start gap of its fold.
+    prog.start_ns = start + (i % 7 == 0 ? 9 : 2) * kMs;
+    prog.end_ns = prog.start_ns + kMs;
+    prog.copied_bytes = 5;  // an image's own counts: the chain's are both images'
+    prog.malloc_bytes = 6;
+    a.add(shell);
+    a.add(prog);
+  }
+  TreeRecord t = tree(100, 200, 0);
+  t.processes = kChains;
+  a.add(t);
+  auto ops = a.finish();
+  ASSERT_EQ(ops.size(), 1u);
+  ASSERT_EQ(ops[0].runs.size(), 1u);
+  const RunFigures& r = ops[0].runs[0];
+  EXPECT_EQ(r.processes, uint64_t(kChains));
+  EXPECT_EQ(r.shim_processes, uint64_t(kChains));
+  EXPECT_EQ(r.processes_without_shim, 0u);
+  EXPECT_DOUBLE_EQ(r.cpu_s, 0.5 * kChains);
+  EXPECT_EQ(r.copied_bytes, (1u + 5u) * kChains);
+  EXPECT_EQ(r.malloc_bytes, (2u + 6u) * kChains);
+}
+
+// The same without a tree record: the lumps make one run at the end.
+TEST(Aggregate, ExecChainsSplitAcrossLumpsWithoutATreeAreOneProcessEach) {
+  constexpr int kChains = 2500;
+  constexpr uint64_t kMs = 1000000;
+  Aggregator a;
+  for (int i = 0; i < kChains; ++i) {
+    uint64_t start = 100000 * kMs + uint64_t(i) * 10 * kMs;
+    ProcessRecord shell = process(i + 1, 0, 0.125, 1, "exec");
+    shell.start_ns = start;
+    shell.end_ns = start + 2 * kMs;
+    shell.counted = i % 2 == 0;  // half the shells ran without the shim
+    ProcessRecord prog = process(i + 1, 0, 0.5, 1);
+    prog.start_ns = start + (i % 7 == 0 ? 9 : 2) * kMs;
+    prog.end_ns = prog.start_ns + kMs;
+    prog.counted = i % 3 != 0;  // and a third of the programs
+    a.add(shell);
+    a.add(prog);
+  }
+  auto ops = a.finish();
+  ASSERT_EQ(ops.size(), 1u);
+  ASSERT_EQ(ops[0].runs.size(), 1u);
+  const RunFigures& r = ops[0].runs[0];
+  int without = 0;  // a chain with an image the shim did not count
+  for (int i = 0; i < kChains; ++i) without += (i % 2 != 0 || i % 3 == 0) ? 1 : 0;
+  EXPECT_EQ(r.processes, uint64_t(kChains));
+  EXPECT_EQ(r.processes_without_shim, uint64_t(without));
+  EXPECT_EQ(r.shim_processes, uint64_t(kChains - without));
+  EXPECT_DOUBLE_EQ(r.cpu_s, 0.5 * kChains);
+}
+
 // Anon follows Resident's rule: the larger of the tree's concurrent peak and the
 // largest single process.
 TEST(Aggregate, AnonIsTheLargerOfTheTreePeakAndTheLargestProcess) {

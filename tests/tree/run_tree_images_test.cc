@@ -715,6 +715,39 @@ TEST(RunTreeImages, ExecChainTwoRecordsAndSummaryCpuMatchesReport) {
                                                        << report.out;
 }
 
+// 1200 `sh -c "exec /bin/true"`: 2401 records reach the run's summary before
+// its tree record, more than the Aggregator keeps one by one, so it folds them
+// and some chains' two images land apart. Each chain is still one process with
+// the shim: the summary, the report and the tree record say 1201.
+TEST(RunTreeImages, ManyExecChainsAreOneProcessEachInTheSummaryAndTheReport) {
+  constexpr int kChains = 1200;
+  TempDir dir;
+  RunOutput run = account_run(
+      dir,
+      fmt::format("i=0; while [ $i -lt {} ]; do /bin/sh -c 'exec /bin/true'; i=$((i+1)); done",
+                  kChains),
+      {});
+  ASSERT_EQ(run.result.status, 0) << context(run);
+  RecordFile f = checked_records(run);
+  ASSERT_EQ(f.processes.size(), size_t(2 * kChains + 1)) << run.result.err;
+  ASSERT_EQ(f.trees.size(), 1u);
+  EXPECT_EQ(f.trees[0].processes, uint64_t(kChains + 1));
+  EXPECT_EQ(f.trees[0].processes_without_shim, 0u);
+  EXPECT_NE(run.result.err.find(fmt::format("account: {} processes,", kChains + 1)),
+            std::string::npos)
+      << run.result.err;
+  EXPECT_EQ(run.result.err.find("without the shim"), std::string::npos) << run.result.err;
+
+  ProgramOptions o;
+  o.env = clean_env();
+  ProgramResult report = run_program({ACCOUNT_CLI_PATH, "report", "--format", "json", run.path}, o);
+  ASSERT_EQ(report.status, 0) << report.err;
+  EXPECT_NE(
+      report.out.find(fmt::format("\"processes\": {}, \"processes_without_shim\": 0", kChains + 1)),
+      std::string::npos)
+      << report.out;
+}
+
 // ---- 7. Anonymous resident peak ---------------------------------------------
 
 // map_and_anon maps a 100 MiB file and reads every page (100 MiB resident but
