@@ -277,11 +277,12 @@ void write_claimed_record(const Ending& ending) {
   collect_final_figures(f);
   int err = emit(this_image(), f, ending);
   if (err == EMFILE) err = emit_with_room_for_descriptors(f, ending);
-  if (err != 0 && image_in_file() && ending.kind != EndKind::kExec && err != ESTALE) {
+  if (err != 0 && image_in_file() && err != ESTALE) {
     // The output refused it (a process that dropped root cannot open
     // root's file): the run's tree sampler, which maps this file, writes
-    // it from these figures once the process is gone. Not a replaced
-    // output (ESTALE: the run is over), nor an exec (the process goes on).
+    // it from these figures, once the process is gone or, for an exec (a
+    // process that dropped root, then exec'd: runuser, su), at its next
+    // tick. Not a replaced output (ESTALE: the run is over).
     hand_over_record(g_region, f, ending);
   } else {
     // Under account run, the run counts and reports lost records (one line

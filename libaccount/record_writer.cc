@@ -626,6 +626,14 @@ void read_handover(const Region* region, FinalFigures* figures, Ending* ending) 
   *ending = h.ending;
 }
 
+bool handed_over_exec(const Region* region) {
+  if (__atomic_load_n(&region->image_state, __ATOMIC_ACQUIRE) != kHandedOver) return false;
+  FinalFigures figures;
+  Ending ending;
+  read_handover(region, &figures, &ending);
+  return ending.kind == EndKind::kExec;
+}
+
 void leave_sandbox_ending(Region* region, const Ending& ending) {
   int status = ending.kind == EndKind::kExit ? (ending.code & 0xff) << 8 : ending.code & 0x7f;
   __atomic_store_n(&region->sandbox_end_status, status, __ATOMIC_RELAXED);

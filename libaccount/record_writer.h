@@ -160,11 +160,17 @@ bool claim_dead_image_record(Region* region, const Settings& settings, int pid, 
 
 /// Hands the record of an image that could not write it to the run's tree
 /// sampler: its figures and ending go into Region::handover, then the state
-/// says kHandedOver. Only for an image in its image file, ending by exit or a
-/// signal (an exec'ing image goes on in the same process).
+/// says kHandedOver. Only for an image in its image file. One that ends by
+/// exit or a signal is recorded once its process is gone; an exec'ing one
+/// (its process goes on as the next program) at the sampler's next tick
+/// (handed_over_exec).
 void hand_over_record(Region* region, const FinalFigures& figures, const Ending& ending);
 /// What hand_over_record left, read after the claim.
 void read_handover(const Region* region, FinalFigures* figures, Ending* ending);
+/// True if the image handed over the record of its exec: its process is the
+/// next program's now, and the record is due before that program's samples
+/// reach the image's file.
+bool handed_over_exec(const Region* region);
 
 /// An image in a sandbox, ending, leaves how (memory only: no system call).
 void leave_sandbox_ending(Region* region, const Ending& ending);

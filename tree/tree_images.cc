@@ -179,6 +179,18 @@ void TreeSampler::record_death(Image& image, Proc* proc) {
   if (outcome == DeathRecords::kFileLost) count_.unshimmed(image.id.pid);
 }
 
+TreeSampler::Image* TreeSampler::current_image(Proc* p) {
+  Image* image = p->current();
+  // One that dropped root, then exec'd, handed its exec record over: written
+  // now, before the next program's samples reach its file.
+  while (image && handed_over_exec(image->view.region)) {
+    record_death(*image, p);
+    if (image->running()) break;  // not claimed
+    image = p->current();
+  }
+  return image;
+}
+
 // An image's file is done with: its record is written (or lost) by now.
 void TreeSampler::forget_image(Image* image) {
   int write_error = 0;

@@ -194,6 +194,9 @@ class TreeSampler {
   void look_at_image(const std::string& name);
   void forget_recorded_images();
   void record_death(Image& image, Proc* proc);
+  /// The process's image now running: Proc::current(), once the exec record
+  /// an image handed over (handed_over_exec) is written.
+  Image* current_image(Proc* p);
   void record_stillborn(const std::string& name, const ImageName& id, Proc* proc);
   /// Whether the process an image file names is one of this tree's: its
   /// parents lead to the run, or to a process of the tree already met.

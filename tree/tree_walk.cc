@@ -52,12 +52,12 @@ void TreeSampler::tick() {
       Proc* p = proc_of(pid);
       if (p->shim_sampler || p->ended) continue;
       walked.insert(pid);
-      Image* image = p->current();
+      Image* image = current_image(p);
       // Its image recorded itself (an exec's next?), or its file was not set
       // up at the last look.
       if (!image && (!p->images.empty() || waits_for_file(*p))) {
         look_for_images();
-        image = p->current();
+        image = current_image(p);
       }
       MemoryNow now;
       if (!sample(pid, p, image ? &image->view.region->sampled : &p->own, &now))
@@ -99,7 +99,7 @@ void TreeSampler::tick() {
   // the walk from it finds nothing) still count, in the tree and their own.
   for (auto& [pid, p] : procs_) {
     if (walked.count(pid) || p->ended || p->shim_sampler) continue;
-    if (Image* image = p->current()) {
+    if (Image* image = current_image(p.get())) {
       MemoryNow now;
       if (!sample(pid, p.get(), &image->view.region->sampled, &now)) continue;
       add_timeline_point(image->view, now);

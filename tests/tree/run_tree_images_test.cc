@@ -467,6 +467,42 @@ TEST(RunTreeImages, AnImageThatDroppedRootHandsItsRecordToTheRun) {
   expect_run_dir_gone(run);
 }
 
+// runuser's way: the process drops root, then execs. Its exec record is the
+// one root's output refuses; handed to the run, which writes it at once. The
+// program it exec'd, started as nobody, cannot make a file in root's run
+// directory: it runs without the shim, and the run says so. Before, the exec
+// record was lost and the run failed ("1 record lost ... Permission denied",
+// status 125) while its figures read as complete.
+TEST(RunTreeImages, AnImageThatDroppedRootThenExecdHandsItsExecRecordToTheRun) {
+  if (geteuid() != 0) GTEST_SKIP() << "dropping root needs root";
+  TempDir dir;
+  RunOutput run = account_run(dir, program("drop_root") + " /bin/true; exit 0", {});
+  ASSERT_EQ(run.result.status, 0) << context(run);
+  EXPECT_EQ(run.result.out, "dropped\n");
+  EXPECT_EQ(run.result.err.find("lost"), std::string::npos) << context(run);
+  EXPECT_NE(run.result.err.find("1 of 3 processes ran without the shim"), std::string::npos)
+      << context(run);
+  RecordFile f = read_records(run.path);
+  const ProcessRecord* dropped = nullptr;
+  for (const ProcessRecord& p : f.processes)
+    if (p.exe == program("drop_root")) dropped = &p;
+  ASSERT_NE(dropped, nullptr) << context(run);
+  EXPECT_EQ(dropped->end, "exec") << context(run);
+  EXPECT_EQ(dropped->written_by, "sampler") << context(run);
+  EXPECT_TRUE(dropped->counted) << context(run);
+  EXPECT_GE(dropped->malloc_calls, 100u) << context(run);
+  EXPECT_GE(dropped->malloc_bytes, 100000u) << context(run);
+  EXPECT_GT(dropped->vm_peak_bytes, 0u) << context(run);
+  expect_run_dir_gone(run);
+
+  ProgramOptions o;
+  o.env = clean_env();
+  ProgramResult report = run_program({ACCOUNT_CLI_PATH, "report", "--format", "json", run.path}, o);
+  ASSERT_EQ(report.status, 0) << report.err;
+  EXPECT_NE(report.out.find("\"processes\": 3, \"processes_without_shim\": 1"), std::string::npos)
+      << report.out;
+}
+
 // ---- 4. A daemon that outlives the command ---------------------------------
 
 // sh starts `sleep` in the background and exits. sh's fork child is one image
