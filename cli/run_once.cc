@@ -276,7 +276,8 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   run_stage("tree sampler and process events ready");
   TreeMembers members;
   HeardExits heard;
-  std::vector<ProcEvent> forks;  // read, not yet handed to the tree sampler
+  // Forks and execs of the tree, read, not yet handed to the tree sampler.
+  std::vector<ProcEvent> forks;
   auto read_events = [&] {
     ProcEvent e;
     while (events && events->next(&e)) {
@@ -286,12 +287,19 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
         forks.push_back(e);
       } else if (member_ended) {
         heard.exited(e.pid, e.exit_status);
+      } else if (e.kind == ProcEvent::kExec && members.has(e.pid)) {
+        forks.push_back(e);
       }
     }
   };
   auto follow_forks = [&] {
     read_events();
-    for (const ProcEvent& e : std::exchange(forks, {})) tree.forked(e.pid, e.monotonic_ns);
+    for (const ProcEvent& e : std::exchange(forks, {})) {
+      if (e.kind == ProcEvent::kExec)
+        tree.execed(e.pid, e.monotonic_ns);
+      else
+        tree.forked(e.pid, e.monotonic_ns, e.parent);
+    }
   };
   if (events) {
     // A lookup comes from inside a tick: the forks wait for follow_forks.

@@ -2,14 +2,27 @@
 
 namespace account {
 
+ProcessCount::Process ProcessCount::born_at(uint64_t at_ns) {
+  Process p;
+  p.last_ns = p.born_ns = at_ns;
+  return p;
+}
+
 void ProcessCount::begin_new(Process* p, uint64_t at_ns) {
   ++earlier_;
-  earlier_without_shim_ += p->shim ? 0 : 1;
-  *p = Process{at_ns, 0, false};
+  earlier_without_shim_ += had_shim(*p) ? 0 : 1;
+  *p = born_at(at_ns);
+}
+
+bool ProcessCount::had_shim(const Process& p) const {
+  if (p.shim) return true;
+  if (p.file_lost || p.parent == 0 || p.execed) return false;
+  auto parent = current_.find(p.parent);
+  return parent != current_.end() && parent->second.shim && parent->second.born_ns <= p.born_ns;
 }
 
 void ProcessCount::seen(pid_t pid, uint64_t at_ns, bool followed, uint64_t quiet_ns, bool image) {
-  auto [it, added] = current_.try_emplace(pid, Process{at_ns, 0, false});
+  auto [it, added] = current_.try_emplace(pid, born_at(at_ns));
   if (added) return;
   Process& p = it->second;
   bool after_end = image && p.ended_ns != 0 && at_ns > p.ended_ns;
@@ -20,11 +33,21 @@ void ProcessCount::seen(pid_t pid, uint64_t at_ns, bool followed, uint64_t quiet
     p.last_ns = at_ns;
 }
 
-void ProcessCount::forked(pid_t pid, uint64_t fork_ns) {
-  auto [it, added] = current_.try_emplace(pid, Process{fork_ns, 0, false});
+void ProcessCount::forked(pid_t pid, uint64_t fork_ns, pid_t parent) {
+  auto [it, added] = current_.try_emplace(pid, born_at(fork_ns));
+  Process& p = it->second;
   // Last seen before this fork: an earlier process under the pid. (Seen
   // after it: this one, met before its fork event was read.)
-  if (!added && it->second.last_ns < fork_ns) begin_new(&it->second, fork_ns);
+  if (!added && p.last_ns < fork_ns) begin_new(&p, fork_ns);
+  p.born_ns = fork_ns;
+  p.parent = parent;
+}
+
+void ProcessCount::execed(pid_t pid, uint64_t exec_ns) {
+  auto it = current_.find(pid);
+  // Not an exec of an earlier process under the pid (events are read in
+  // batches: a tick may have met the next one first).
+  if (it != current_.end() && exec_ns >= it->second.born_ns) it->second.execed = true;
 }
 
 void ProcessCount::ended(pid_t pid, uint64_t at_ns) {
@@ -39,7 +62,7 @@ void ProcessCount::shimmed(pid_t pid) {
 
 void ProcessCount::unshimmed(pid_t pid) {
   auto it = current_.find(pid);
-  if (it != current_.end()) it->second.shim = false;
+  if (it != current_.end()) it->second.shim = false, it->second.file_lost = true;
 }
 
 void ProcessCount::forget(pid_t pid) {
@@ -48,7 +71,7 @@ void ProcessCount::forget(pid_t pid) {
 
 uint64_t ProcessCount::without_shim() const {
   uint64_t n = earlier_without_shim_;
-  for (const auto& [pid, p] : current_) n += p.shim ? 0 : 1;
+  for (const auto& [pid, p] : current_) n += had_shim(p) ? 0 : 1;
   return n;
 }
 

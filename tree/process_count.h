@@ -27,8 +27,10 @@ class ProcessCount {
   /// found it, or (`image`) an image of it started then. `followed`: the
   /// sampler follows a process of that pid that has not ended (then it is that one).
   void seen(pid_t pid, uint64_t at_ns, bool followed, uint64_t quiet_ns, bool image = false);
-  /// The kernel's process events: `pid` was forked into the tree at `fork_ns`.
-  void forked(pid_t pid, uint64_t fork_ns);
+  /// The kernel's process events: `pid` was forked into the tree at
+  /// `fork_ns` by `parent`, and exec'd at `exec_ns`.
+  void forked(pid_t pid, uint64_t fork_ns, pid_t parent = 0);
+  void execed(pid_t pid, uint64_t exec_ns);
   /// The process under `pid` was seen to have ended by `at_ns`.
   void ended(pid_t pid, uint64_t at_ns);
   /// The process now under `pid` had the shim (it made an image file).
@@ -45,10 +47,22 @@ class ProcessCount {
   struct Process {
     uint64_t last_ns = 0;   // the latest time it was known to exist
     uint64_t ended_ns = 0;  // seen ended by then (0: not seen to end)
-    bool shim = false;
+    uint64_t born_ns = 0;   // its fork, or when it was first known
+    bool shim = false;      // it made an image file
+    bool file_lost = false;
+    // From the kernel's events: its parent, and whether it exec'd.
+    pid_t parent = 0;
+    bool execed = false;
   };
+  static Process born_at(uint64_t at_ns);
   // A new process under the pid, replacing *p (which stays counted).
   void begin_new(Process* p, uint64_t at_ns);
+  // One that made no image file had the shim all the same when it never
+  // exec'd and its parent had it: it ran its parent's program, in its
+  // parent's memory (a vfork child whose exec failed: Python's subprocess
+  // of a missing program), or was killed before its own image was set up;
+  // what it did counted in its parent's image.
+  bool had_shim(const Process& p) const;
 
   std::unordered_map<pid_t, Process> current_;  // the latest process under each pid
   uint64_t earlier_ = 0;                        // processes whose pid was handed out again

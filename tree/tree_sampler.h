@@ -149,10 +149,16 @@ class TreeSampler {
   /// A process the kernel's process events say was forked into the tree
   /// (account run as root: tree_members.h): one of its processes, even if it
   /// ended before any tick could see it.
-  void forked(pid_t pid, uint64_t fork_monotonic_ns) { count_.forked(pid, fork_monotonic_ns); }
+  void forked(pid_t pid, uint64_t fork_monotonic_ns, pid_t parent) {
+    count_.forked(pid, fork_monotonic_ns, parent);
+  }
+  /// The events say a process of the tree exec'd.
+  void execed(pid_t pid, uint64_t exec_monotonic_ns) { count_.execed(pid, exec_monotonic_ns); }
   /// Of those, the processes that never made an image file: they ran without
   /// the shim (a static or set-user-ID program), so nothing counted their
-  /// copies and allocations. Exact where every fork is known (forked());
+  /// copies and allocations; but not one that never exec'd, forked by a
+  /// process with the shim (process_count.h: a vfork child whose exec
+  /// failed). Exact where every fork is known (forked());
   /// otherwise a lower bound: one that lived less than a tick and was not the
   /// command may be missed.
   uint64_t processes_without_shim() const;

@@ -67,6 +67,46 @@ TEST(ProcessCount, AForkEventTellsANewProcessFromOneAlreadySeen) {
   EXPECT_EQ(c.without_shim(), 3u);
 }
 
+// A child that made no image file and never exec'd ran its parent's program:
+// with the shim when its parent had it (a vfork child whose exec failed), its
+// calls counted in its parent's image. One that exec'd ran another program,
+// which made no image file: without.
+TEST(ProcessCount, AChildThatNeverExecdHadItsParentsShim) {
+  ProcessCount c;
+  c.seen(7, 10 * kMs, false, kQuiet, true);
+  c.shimmed(7);
+  c.forked(8, 20 * kMs, 7);  // a vfork child whose exec failed
+  c.forked(9, 30 * kMs, 7);  // one that exec'd a static program
+  c.execed(9, 31 * kMs);
+  c.forked(10, 40 * kMs, 6);  // a child of a process outside the count
+  c.forked(11, 50 * kMs, 9);  // the static program's child
+  EXPECT_EQ(c.processes(), 5u);
+  EXPECT_EQ(c.without_shim(), 3u);  // 9, 10 and 11
+  c.forked(12, 60 * kMs, 7);
+  c.execed(12, 61 * kMs);
+  c.shimmed(12);  // exec'd a program with the shim
+  EXPECT_EQ(c.without_shim(), 3u);
+  c.unshimmed(8);  // had it made a file, and lost it: its figures are unknown
+  EXPECT_EQ(c.without_shim(), 4u);
+}
+
+// An exec from before a process was born is an earlier process's under its
+// pid (the events are read in batches, after ticks met the next one).
+TEST(ProcessCount, AnExecBeforeAProcessWasBornIsAnEarlierOnes) {
+  ProcessCount c;
+  c.seen(7, 10 * kMs, false, kQuiet, true);
+  c.shimmed(7);
+  c.forked(8, 20 * kMs, 7);
+  c.ended(8, 25 * kMs);
+  c.seen(8, 40 * kMs, false, kQuiet, true);  // the pid's next process, met by its image file
+  c.execed(8, 22 * kMs);                     // not this one's
+  c.forked(9, 50 * kMs, 8);                  // its child, before it made its file
+  EXPECT_EQ(c.processes(), 4u);
+  EXPECT_EQ(c.without_shim(), 2u);  // 8 and 9: no file yet
+  c.shimmed(8);
+  EXPECT_EQ(c.without_shim(), 0u);
+}
+
 TEST(ProcessCount, ForgottenAndUnshimmed) {
   ProcessCount c;
   c.seen(7, kMs, false, kQuiet);

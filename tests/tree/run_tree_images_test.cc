@@ -784,6 +784,34 @@ TEST(RunTreeImages, ManyExecChainsAreOneProcessEachInTheSummaryAndTheReport) {
       << report.out;
 }
 
+// Python's subprocess of a program that does not exist: a vfork child whose
+// exec fails runs its parent's program in its parent's memory, then _exits.
+// It makes no image of its own, and nothing it does goes uncounted (its calls
+// count in its parent's image): a process of the run with the shim, not one
+// without. A vfork child that execs a static program is one without. As root
+// the run reads the kernel's process events and counts every child; without,
+// a child shorter than a tick is not seen, but none reads as without the shim.
+TEST(RunTreeImages, AVforkChildWhoseExecFailedRanWithTheShim) {
+  constexpr int kChildren = 40;
+  TempDir dir;
+  RunOutput run = account_run(
+      dir,
+      fmt::format("exec {} {} {}", program("vfork_exec_fails"), kChildren, STATIC_PROGRAM_PATH),
+      {});
+  ASSERT_EQ(run.result.status, 0) << context(run);
+  EXPECT_EQ(run.result.out, fmt::format("children {}\n", kChildren)) << context(run);
+  RecordFile f = checked_records(run);
+  ASSERT_EQ(f.trees.size(), 1u) << context(run);
+  EXPECT_EQ(f.trees[0].processes_without_shim, 1u) << context(run);  // the static program
+  EXPECT_NE(run.result.err.find(
+                fmt::format("1 of {} processes ran without the shim", f.trees[0].processes)),
+            std::string::npos)
+      << context(run);
+  if (geteuid() == 0) {
+    EXPECT_EQ(f.trees[0].processes, uint64_t(kChildren + 2)) << context(run);
+  }
+}
+
 // ---- 7. Anonymous resident peak ---------------------------------------------
 
 // map_and_anon maps a 100 MiB file and reads every page (100 MiB resident but

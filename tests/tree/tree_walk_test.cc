@@ -125,8 +125,8 @@ TEST_F(TreeWalkTest, APidHandedOutAgainIsAnotherProcess) {
   tree.tick();
   tree.tick();
   EXPECT_EQ(tree.processes_seen(), 4u);
-  proc.fork(101, 103, 8, 8);         // 103 again: a new process
-  tree.forked(103, monotonic_ns());  // as the kernel's process events tell it (root)
+  proc.fork(101, 103, 8, 8);              // 103 again: a new process
+  tree.forked(103, monotonic_ns(), 101);  // as the kernel's process events tell it (root)
   tree.tick();
   tree.tick();
   EXPECT_EQ(sorted(tree.live()), (std::vector<pid_t>{101, 102, 103, 104}));
