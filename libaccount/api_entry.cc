@@ -38,7 +38,8 @@ Slot* owned_slot() {
 }
 
 bool counting() {
-  return g_malloc_interposed;
+  return malloc_was_the_shims(
+      g_malloc_found, g_malloc_found == kMallocBehindPlt ? sum_slots(g_region).malloc_calls : 0);
 }
 
 void thread_snapshot(const Slot* s, account_counters* c) {

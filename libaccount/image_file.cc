@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "atomics.h"
+#include "next_allocator.h"
 #include "raw_syscall.h"
 #include "text_buffer.h"
 
@@ -150,6 +151,7 @@ void init_region(Region* r) {
   r->slots[kSharedSlot].owned = 1;
   r->slots[kSharedSlot].detour = kDetourAll;
   r->slot_limit = 1;
+  r->malloc_found = g_malloc_found;
 }
 
 Region* map_image_region(ImagePlace* place) {

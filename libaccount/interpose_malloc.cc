@@ -10,6 +10,7 @@
 // backtraces on, another allocator, NULL) takes the whole call out of line.
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,9 +51,22 @@ extern "C" void* account_own_malloc(size_t) noexcept
 namespace account {
 namespace {
 
+// How the program's malloc is found: dlsym names the first definition in the
+// lookup order, or a non-PIE executable's canonical PLT entry for it.
+uint32_t find_program_malloc() {
+  void* found = dlsym(RTLD_DEFAULT, "malloc");
+  if (found == reinterpret_cast<void*>(&account_own_malloc)) return kMallocIsTheShims;
+  Dl_info info;
+  void* entry = nullptr;  // the ElfW(Sym) dladdr1 matched
+  if (found && dladdr1(found, &info, &entry, RTLD_DL_SYMENT) && entry &&
+      static_cast<const ElfW(Sym)*>(entry)->st_shndx == SHN_UNDEF)
+    return kMallocBehindPlt;
+  return kMallocIsAnothers;
+}
+
 __attribute__((constructor(101))) void start_allocator() {
-  g_malloc_interposed =
-      dlsym(RTLD_DEFAULT, "malloc") == reinterpret_cast<void*>(&account_own_malloc);
+  g_malloc_found = find_program_malloc();
+  if (g_region) store_relaxed(&g_region->malloc_found, g_malloc_found);  // mapped first
   next_allocator_ready();
 }
 

@@ -79,7 +79,7 @@ NextAllocator g_next = {__libc_malloc,
                         no_usable_size,
                         true};
 
-bool g_malloc_interposed = true;
+uint32_t g_malloc_found = kMallocIsTheShims;
 
 bool next_allocator_ready() {
   int state = __atomic_load_n(&g_state, __ATOMIC_ACQUIRE);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <stdint.h>
 
 namespace account {
 
@@ -31,11 +32,27 @@ struct NextAllocator {
 
 extern NextAllocator g_next;
 
-/// Whether the program's malloc is the shim's. False when another allocator
-/// comes first in the lookup order (preloaded before the shim, or defined by the
-/// executable): the program's allocations then never reach the shim, and the
-/// record says so ("malloc_interposed": false) rather than show a silent zero.
-extern bool g_malloc_interposed;
+/// How the program's malloc was found at start-up (Region::malloc_found).
+enum MallocFound : uint32_t {
+  kMallocIsTheShims = 0,
+  /// Another allocator comes first in the lookup order (preloaded before the
+  /// shim, or defined by the executable): the program's allocations never
+  /// reach the shim.
+  kMallocIsAnothers = 1,
+  /// dlsym named a non-PIE executable's canonical PLT entry (an undefined
+  /// symbol with a value: the executable takes malloc's address, as Debian's
+  /// python3.11 does), which jumps to the definition, whichever it is.
+  kMallocBehindPlt = 2,
+};
+extern uint32_t g_malloc_found;
+
+/// The one rule for whether the program's malloc was the shim's: found so, or,
+/// behind a canonical PLT entry, if any call reached the shim (the lookup gives
+/// every caller the same definition). Where it was not, the record says so
+/// ("malloc_interposed": false) rather than show a silent zero.
+inline bool malloc_was_the_shims(uint32_t found, uint64_t malloc_calls) {
+  return found == kMallocIsTheShims || (found == kMallocBehindPlt && malloc_calls > 0);
+}
 
 /// Finds the next allocator on first use. False only for a re-entrant call
 /// while it is being found (from dlsym): use the bootstrap arena then.

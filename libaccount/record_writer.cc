@@ -138,7 +138,7 @@ RecordSource this_image() {
   src.region = g_region;
   src.timeline = g_timeline;
   src.backtraces = g_backtrace_store;
-  src.malloc_interposed = g_malloc_interposed;
+  src.malloc_found = g_malloc_found;
   return src;
 }
 
@@ -220,7 +220,8 @@ void compose_record(TextBuffer& out, const RecordSource& src, const FinalFigures
     out.field(kTemporaryAllocs, t.temporary_allocs);
     out.field(kTemporaryBytes, t.temporary_bytes);
   }
-  if (!src.malloc_interposed) out.key(kMallocInterposed), out.put("false");
+  if (!malloc_was_the_shims(src.malloc_found, t.malloc_calls))
+    out.key(kMallocInterposed), out.put("false");
   if (!src.counted) out.key(kCounted), out.put("false");
   const SampledPeaks& sampled = region->sampled;
   uint64_t sampled_size = max_u64(load_relaxed(&sampled.size_bytes), f.last.size_bytes);
@@ -361,7 +362,8 @@ void compose_summary(TextBuffer& out, const RecordSource& src, const FinalFigure
   out.put(" frees, heap peak ");
   put_mib(out, uint64_t(t.heap_peak_bytes > 0 ? t.heap_peak_bytes : 0));
   out.put(")");
-  if (!src.malloc_interposed) out.put(" [malloc not seen: another allocator precedes the shim]");
+  if (!malloc_was_the_shims(src.malloc_found, t.malloc_calls))
+    out.put(" [malloc not seen: another allocator precedes the shim]");
   out.put("\n");
 }
 

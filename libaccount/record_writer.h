@@ -29,7 +29,7 @@ struct RecordSource {
   const Region* region = nullptr;  // counters, sampled peaks
   const SharedTimeline* timeline = nullptr;
   const BacktraceStore* backtraces = nullptr;
-  bool malloc_interposed = true;
+  uint32_t malloc_found = 0;    // MallocFound (next_allocator.h)
   bool counted = true;          // false: watched from outside, no counters
   uint64_t watch_start_ns = 0;  // account watch: when it started looking
 };

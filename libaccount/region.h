@@ -110,9 +110,9 @@ struct Region {
   uint64_t info_offset;
   uint64_t timeline_offset;
   uint64_t backtrace_offset;
-  uint32_t malloc_not_interposed;  // 1: another allocator precedes the shim
-  uint32_t info_published;         // 1 once the image file holds the ImageInfo
-  uint32_t libc_copies;            // LibcCopies (libc_copies.h): how libc's own copies are counted
+  uint32_t malloc_found;    // MallocFound (next_allocator.h)
+  uint32_t info_published;  // 1 once the image file holds the ImageInfo
+  uint32_t libc_copies;     // LibcCopies (libc_copies.h): how libc's own copies are counted
   /// The errno of the image's own failed record write (0: written, or not yet):
   /// set before image_state says kRecorded, so a tree sampler that sees the
   /// record done also sees whether it was lost (account run counts the losses).

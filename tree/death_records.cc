@@ -119,7 +119,7 @@ void DeathRecords::write(const ImageInfo& info, const Region* region,
   src.region = region;
   src.timeline = timeline;
   src.backtraces = backtraces;
-  src.malloc_interposed = !region->malloc_not_interposed;
+  src.malloc_found = load_relaxed(&region->malloc_found);
   src.counted = counted;
   count_loss(emit(src, f, ending));
   ++written_;

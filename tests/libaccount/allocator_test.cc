@@ -63,6 +63,19 @@ TEST(ShimAllocator, GlibcProgramCountsAsBefore) {
   expect_counted(shim, counts_of(shim.result.out), false);
 }
 
+// A non-PIE program that keeps malloc's address (Debian's python3.11): dlsym
+// names its canonical PLT entry, not the shim's malloc, which every call
+// still reaches. Its malloc figures are counted, not marked unknown.
+TEST(ShimAllocator, NonPieProgramThatKeepsMallocsAddressIsCounted) {
+  TempDir dir;
+  ShimRun bare = run(dir, "foreign_allocator_nopie", "");
+  ShimRun shim = run(dir, "foreign_allocator_nopie", ACCOUNT_SHIM_PATH);
+  ASSERT_EQ(shim.result.status, 0) << dump(shim);
+  EXPECT_EQ(shim.result.out, bare.result.out);
+  EXPECT_EQ(counts_of(shim.result.out).usable, 104);
+  expect_counted(shim, counts_of(shim.result.out), false);
+}
+
 TEST(ShimAllocator, ProgramLinkedWithJemallocStaysOnJemalloc) {
   TempDir dir;
   ShimRun bare = run(dir, "foreign_allocator_jemalloc", "");
@@ -104,6 +117,21 @@ TEST(ShimAllocator, JemallocPreloadedBeforeTheShimRunsUnchanged) {
   ShimRun bare = run(dir, "foreign_allocator", ACCOUNT_JEMALLOC_SO);
   ShimRun shim =
       run(dir, "foreign_allocator", std::string(ACCOUNT_JEMALLOC_SO) + ":" ACCOUNT_SHIM_PATH);
+  ASSERT_EQ(shim.result.status, 0) << dump(shim);
+  EXPECT_EQ(shim.result.out, bare.result.out);
+  ASSERT_EQ(shim.records.processes.size(), 1u) << dump(shim);
+  EXPECT_EQ(shim.records.processes.front().malloc_calls, 0u);
+  EXPECT_NE(slurp(shim.output).find(R"("malloc_interposed":false)"), std::string::npos)
+      << dump(shim);
+}
+
+// The same behind a non-PIE program's canonical PLT entry: no call reaches
+// the shim's malloc, so nothing says it was the program's.
+TEST(ShimAllocator, JemallocPreloadedBeforeTheShimOfANonPieProgram) {
+  TempDir dir;
+  ShimRun bare = run(dir, "foreign_allocator_nopie", ACCOUNT_JEMALLOC_SO);
+  ShimRun shim =
+      run(dir, "foreign_allocator_nopie", std::string(ACCOUNT_JEMALLOC_SO) + ":" ACCOUNT_SHIM_PATH);
   ASSERT_EQ(shim.result.status, 0) << dump(shim);
   EXPECT_EQ(shim.result.out, bare.result.out);
   ASSERT_EQ(shim.records.processes.size(), 1u) << dump(shim);

@@ -15,6 +15,7 @@
 #include <variant>
 #include <vector>
 
+#include "next_allocator.h"
 #include "record.h"
 #include "record_writer.h"
 #include "timeline_store.h"
@@ -482,7 +483,7 @@ TEST(SchemaRoundTrip, ArgvOff) {
 TEST(SchemaRoundTrip, MallocNotInterposed) {
   Image image;
   RecordSource src = image.source();
-  src.malloc_interposed = false;
+  src.malloc_found = kMallocIsAnothers;
   std::string line = compose(src, figures(), ending(EndKind::kExit, 0));
   json::object o = raw(line);
   Shape shape;

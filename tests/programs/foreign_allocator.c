@@ -13,6 +13,18 @@
 
 static unsigned long calls, frees, bytes;
 
+#ifdef HOLD_MALLOC_ADDRESS
+// Built as a non-PIE executable that keeps malloc's address, as Debian's
+// python3.11 is: the link gives it a canonical PLT entry named malloc (an
+// undefined symbol with a value), which dlsym names instead of the definition.
+// Taken in code (an absolute address, not a dynamic relocation of data).
+static void* (*volatile program_malloc)(size_t);
+#define HOLD_MALLOC() (program_malloc = malloc)
+#define malloc(n) program_malloc(n)
+#else
+#define HOLD_MALLOC() ((void)0)
+#endif
+
 static void* counted(void* p, size_t n) {
   ++calls;
   bytes += n;
@@ -26,6 +38,7 @@ static void release(void* p) {
 }
 
 int main(void) {
+  HOLD_MALLOC();
   void* keep[64];
   for (int i = 0; i < 1000; ++i) {
     size_t n = 16 + (size_t)(i * 37) % 3000;

@@ -503,6 +503,27 @@ TEST(RunTreeImages, AnImageThatDroppedRootThenExecdHandsItsExecRecordToTheRun) {
       << report.out;
 }
 
+// A program whose malloc is another allocator's (jemalloc preloaded before
+// the shim), killed: the record the run writes for it says its malloc figures
+// are unknown, as its own would have. Before, only a record the image wrote
+// itself said so, and this one read as 0 bytes allocated.
+TEST(RunTreeImages, AKilledImageWhoseMallocWasAnotherAllocatorsSaysSo) {
+  TempDir dir;
+  RunOutput run = account_run(dir, "env LD_PRELOAD=\"" ACCOUNT_JEMALLOC_SO ":$LD_PRELOAD\" " +
+                                       program("hold_memory") +
+                                       " 1 5000 & sleep 0.3; kill -9 $!; wait; exit 0");
+  ASSERT_EQ(run.result.status, 0) << context(run);
+  RecordFile f = read_records(run.path);
+  const ProcessRecord* held = nullptr;
+  for (const ProcessRecord& p : f.processes)
+    if (p.exe == program("hold_memory")) held = &p;
+  ASSERT_NE(held, nullptr) << context(run);
+  EXPECT_EQ(held->end, "killed") << context(run);
+  EXPECT_EQ(held->written_by, "sampler") << context(run);
+  EXPECT_FALSE(held->malloc_interposed) << context(run);
+  EXPECT_EQ(held->malloc_calls, 0u) << context(run);
+}
+
 // ---- 4. A daemon that outlives the command ---------------------------------
 
 // sh starts `sleep` in the background and exits. sh's fork child is one image
