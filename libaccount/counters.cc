@@ -5,6 +5,7 @@
 
 #include "api_entry.h"
 #include "image_file.h"
+#include "next_allocator.h"
 
 namespace account {
 
@@ -222,6 +223,11 @@ Slot* claim_slot() {
 void reset_region_after_fork() {
   Region* parent = g_region;
   Totals inherited = parent ? sum_slots(parent) : Totals{};
+  // A malloc behind a canonical PLT entry that the parent's calls reached is
+  // the shim's: the child's lookup is the parent's (its new Region says so).
+  if (g_malloc_found == kMallocBehindPlt &&
+      malloc_was_the_shims(g_malloc_found, inherited.malloc_calls))
+    g_malloc_found = kMallocIsTheShims;
   ImagePlace place;
   Region* fresh = map_image_region(&place);
   adopt_image_region(place);  // also when it failed: nothing may go to the parent's file

@@ -19,14 +19,17 @@ Counts counts_of(const std::string& out) {
 
 // Runs foreign_allocator (or its jemalloc build) with LD_PRELOAD as given
 // (nothing: bare) and a record file.
-ShimRun run(const TempDir& dir, const std::string& program, const std::string& preload) {
+ShimRun run(const TempDir& dir, const std::string& program, const std::string& preload,
+            const std::vector<std::string>& args = {}) {
   ShimRun r;
   ProgramOptions options;
   options.env = clean_env({{"ACCOUNT_OUTPUT", dir.file("records.jsonl")}});
   if (!preload.empty()) options.env["LD_PRELOAD"] = preload;
   options.timeout_s = 60;
   r.output = dir.file("records.jsonl");
-  r.result = run_program({test_program(program)}, options);
+  std::vector<std::string> argv{test_program(program)};
+  argv.insert(argv.end(), args.begin(), args.end());
+  r.result = run_program(argv, options);
   r.records = read_records(r.output);
   return r;
 }
@@ -74,6 +77,19 @@ TEST(ShimAllocator, NonPieProgramThatKeepsMallocsAddressIsCounted) {
   EXPECT_EQ(shim.result.out, bare.result.out);
   EXPECT_EQ(counts_of(shim.result.out).usable, 104);
   expect_counted(shim, counts_of(shim.result.out), false);
+}
+
+// Its child, which makes no call before it exits, has the same malloc: the
+// parent's calls reached the shim, and the child's lookup is the parent's.
+TEST(ShimAllocator, NonPieProgramsForkedChildWithoutACallIsCountedToo) {
+  TempDir dir;
+  ShimRun shim = run(dir, "foreign_allocator_nopie", ACCOUNT_SHIM_PATH, {"fork"});
+  ASSERT_EQ(shim.result.status, 0) << dump(shim);
+  ASSERT_EQ(shim.records.processes.size(), 2u) << dump(shim);
+  const ProcessRecord& child = shim.records.processes.front();  // it ends first
+  EXPECT_EQ(child.malloc_calls, 0u) << dump(shim);
+  EXPECT_TRUE(child.malloc_interposed) << dump(shim);
+  EXPECT_EQ(slurp(shim.output).find("malloc_interposed"), std::string::npos) << dump(shim);
 }
 
 TEST(ShimAllocator, ProgramLinkedWithJemallocStaysOnJemalloc) {

@@ -2,12 +2,15 @@
 // linked in or preloaded) and prints what only that allocator would answer:
 //   usable(100)=N calls=C frees=F bytes=B ok
 // N is 104 with glibc and 112 with jemalloc and tcmalloc; C, F and B are the
-// malloc-family calls, frees and bytes this program made itself. A shim that
+// malloc-family calls, frees and bytes this program made itself. With the
+// argument `fork`, a child it forks at the end exits without a call. A shim that
 // sent some calls to another allocator than the program's own would crash it
 // (a block freed by the wrong allocator) or change N.
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "say.h"
 
@@ -37,7 +40,7 @@ static void release(void* p) {
   free(p);
 }
 
-int main(void) {
+int main(int argc, char** argv) {
   HOLD_MALLOC();
   void* keep[64];
   for (int i = 0; i < 1000; ++i) {
@@ -67,5 +70,11 @@ int main(void) {
   release(m);
   for (int i = 0; i < 63; ++i) release(keep[i]);
   say("usable(100)=%zu calls=%lu frees=%lu bytes=%lu ok\n", usable, calls, frees, bytes);
+  if (argc > 1 && strcmp(argv[1], "fork") == 0) {
+    pid_t child = fork();
+    if (child == 0) exit(0);
+    int status;
+    if (child < 0 || waitpid(child, &status, 0) != child || status != 0) return 1;
+  }
   return 0;
 }
