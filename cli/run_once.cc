@@ -341,7 +341,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
     tree.remove_image_dir();
     return r;
   }
-  run_stage("command exec'd");
+  run_stage_at("command exec'd", spawned.exec_monotonic_ns);
   pid_t child = spawned.pid;
   guard.publish(child, {});
   tree.add_root(child);

@@ -39,13 +39,19 @@ __attribute__((constructor(101))) void loaded() {
 }  // namespace
 
 void run_stage(const char* name) {
-  int fd = stages_fd();
-  if (fd < 0) return;
+  if (stages_fd() < 0) return;
   timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
+  run_stage_at(name, uint64_t(t.tv_sec) * 1000000000 + uint64_t(t.tv_nsec));
+}
+
+void run_stage_at(const char* name, uint64_t monotonic_ns) {
+  int fd = stages_fd();
+  if (fd < 0) return;
   char line[128];
-  int n = snprintf(line, sizeof line, "stage %lld.%09ld %s\n", static_cast<long long>(t.tv_sec),
-                   t.tv_nsec, name);
+  int n = snprintf(line, sizeof line, "stage %llu.%09llu %s\n",
+                   static_cast<unsigned long long>(monotonic_ns / 1000000000),
+                   static_cast<unsigned long long>(monotonic_ns % 1000000000), name);
   if (n > 0 && n < int(sizeof line) && write(fd, line, size_t(n)) != n) {
   }
 }

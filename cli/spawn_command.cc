@@ -25,6 +25,7 @@ Spawned spawn_command(const std::vector<std::string>& command, const ChildSignal
   // and, if the exec fails, its errno here. It calls only async-signal-safe
   // functions, and nothing that allocates.
   volatile uint64_t exec_ns = 0;
+  volatile uint64_t exec_monotonic_ns = 0;
   volatile int exec_errno = 0;
   volatile int join_errno = 0;
   const int* join = join_fds.data();
@@ -51,6 +52,7 @@ Spawned spawn_command(const std::vector<std::string>& command, const ChildSignal
       _exit(125);
     }
     exec_ns = realtime_ns();
+    exec_monotonic_ns = monotonic_ns();
     execvpe(argv[0], argv.data(), env);
     exec_errno = errno;
     _exit(127);
@@ -71,6 +73,7 @@ Spawned spawn_command(const std::vector<std::string>& command, const ChildSignal
   }
   s.pid = pid;
   s.exec_ns = exec_ns;
+  s.exec_monotonic_ns = exec_monotonic_ns;
   return s;
 }
 

@@ -15,9 +15,10 @@ namespace account {
 
 struct Spawned {
   pid_t pid = -1;
-  int error = 0;         // errno of a failed start (ENOENT, EACCES, ...)
-  uint64_t exec_ns = 0;  // CLOCK_REALTIME just before the exec
-  int join_error = 0;    // errno of a failed write to a join_fds file
+  int error = 0;                   // errno of a failed start (ENOENT, EACCES, ...)
+  uint64_t exec_ns = 0;            // CLOCK_REALTIME just before the exec
+  uint64_t exec_monotonic_ns = 0;  // the same moment on CLOCK_MONOTONIC
+  int join_error = 0;              // errno of a failed write to a join_fds file
 };
 
 /// Runs `command` (searched in PATH like execvp) as a vfork child of this
