@@ -56,27 +56,26 @@ void expect_counted(const ShimRun& r, const Counts& own, bool with_libstdcxx_poo
   EXPECT_EQ(slurp(r.output).find("malloc_interposed"), std::string::npos) << dump(r);
 }
 
-TEST(ShimAllocator, GlibcProgramCountsAsBefore) {
+// `program` on glibc's allocator: the same output with the shim, every call counted.
+void expect_glibc_program_counted(const std::string& program) {
   TempDir dir;
-  ShimRun bare = run(dir, "foreign_allocator", "");
-  ShimRun shim = run(dir, "foreign_allocator", ACCOUNT_SHIM_PATH);
+  ShimRun bare = run(dir, program, "");
+  ShimRun shim = run(dir, program, ACCOUNT_SHIM_PATH);
   ASSERT_EQ(shim.result.status, 0) << dump(shim);
   EXPECT_EQ(shim.result.out, bare.result.out);
   EXPECT_EQ(counts_of(shim.result.out).usable, 104);
   expect_counted(shim, counts_of(shim.result.out), false);
 }
 
+TEST(ShimAllocator, GlibcProgramCountsAsBefore) {
+  expect_glibc_program_counted("foreign_allocator");
+}
+
 // A non-PIE program that keeps malloc's address (Debian's python3.11): dlsym
 // names its canonical PLT entry, not the shim's malloc, which every call
 // still reaches. Its malloc figures are counted, not marked unknown.
 TEST(ShimAllocator, NonPieProgramThatKeepsMallocsAddressIsCounted) {
-  TempDir dir;
-  ShimRun bare = run(dir, "foreign_allocator_nopie", "");
-  ShimRun shim = run(dir, "foreign_allocator_nopie", ACCOUNT_SHIM_PATH);
-  ASSERT_EQ(shim.result.status, 0) << dump(shim);
-  EXPECT_EQ(shim.result.out, bare.result.out);
-  EXPECT_EQ(counts_of(shim.result.out).usable, 104);
-  expect_counted(shim, counts_of(shim.result.out), false);
+  expect_glibc_program_counted("foreign_allocator_nopie");
 }
 
 // Its child, which makes no call before it exits, has the same malloc: the

@@ -222,6 +222,22 @@ TEST(Aggregate, ManyProcessesBeforeTheirTreeStillJoinIt) {
   EXPECT_EQ(ops[0].runs[1].processes, 1u);
 }
 
+// Chain i of a script of `sh -c "exec prog"`, 10 ms apart: the shell's exec'd
+// image (0.125 s of CPU) and the program's (0.5 s, the shell's included), on
+// pid i + 1. Every seventh chain's exec comes late: the largest start gap of
+// its fold.
+std::pair<ProcessRecord, ProcessRecord> exec_chain(int i) {
+  constexpr uint64_t kMs = 1000000;
+  uint64_t start = 100000 * kMs + uint64_t(i) * 10 * kMs;
+  ProcessRecord shell = process(i + 1, 0, 0.125, 1, "exec");
+  shell.start_ns = start;
+  shell.end_ns = start + 2 * kMs;
+  ProcessRecord prog = process(i + 1, 0, 0.5, 1);
+  prog.start_ns = start + (i % 7 == 0 ? 9 : 2) * kMs;
+  prog.end_ns = prog.start_ns + kMs;
+  return {shell, prog};
+}
+
 // A run of thousands of `sh -c "exec prog"` before its tree record: the
 // processes kept one by one are folded into lumps, and a chain's exec'd image
 // lands in one lump and its next image in another (a fold between the two, or
@@ -230,17 +246,9 @@ TEST(Aggregate, ManyProcessesBeforeTheirTreeStillJoinIt) {
 // allocations both images', and nobody ran without the shim.
 TEST(Aggregate, ExecChainsSplitAcrossFoldedLumpsAreOneProcessEach) {
   constexpr int kChains = 3000;
-  constexpr uint64_t kMs = 1000000;
   Aggregator a;
   for (int i = 0; i < kChains; ++i) {
-    uint64_t start = 100000 * kMs + uint64_t(i) * 10 * kMs;
-    ProcessRecord shell = process(i + 1, 0, 0.125, 1, "exec");
-    shell.start_ns = start;
-    shell.end_ns = start + 2 * kMs;
-    ProcessRecord prog = process(i + 1, 0, 0.5, 1);  // its CPU includes the shell's
-    // Every seventh chain's exec comes late: the largest start gap of its fold.
-    prog.start_ns = start + (i % 7 == 0 ? 9 : 2) * kMs;
-    prog.end_ns = prog.start_ns + kMs;
+    auto [shell, prog] = exec_chain(i);
     prog.copied_bytes = 5;  // an image's own counts: the chain's are both images'
     prog.malloc_bytes = 6;
     a.add(shell);
@@ -264,18 +272,11 @@ TEST(Aggregate, ExecChainsSplitAcrossFoldedLumpsAreOneProcessEach) {
 // The same without a tree record: the lumps make one run at the end.
 TEST(Aggregate, ExecChainsSplitAcrossLumpsWithoutATreeAreOneProcessEach) {
   constexpr int kChains = 2500;
-  constexpr uint64_t kMs = 1000000;
   Aggregator a;
   for (int i = 0; i < kChains; ++i) {
-    uint64_t start = 100000 * kMs + uint64_t(i) * 10 * kMs;
-    ProcessRecord shell = process(i + 1, 0, 0.125, 1, "exec");
-    shell.start_ns = start;
-    shell.end_ns = start + 2 * kMs;
+    auto [shell, prog] = exec_chain(i);
     shell.counted = i % 2 == 0;  // half the shells ran without the shim
-    ProcessRecord prog = process(i + 1, 0, 0.5, 1);
-    prog.start_ns = start + (i % 7 == 0 ? 9 : 2) * kMs;
-    prog.end_ns = prog.start_ns + kMs;
-    prog.counted = i % 3 != 0;  // and a third of the programs
+    prog.counted = i % 3 != 0;   // and a third of the programs
     a.add(shell);
     a.add(prog);
   }
