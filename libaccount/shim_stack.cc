@@ -11,8 +11,11 @@ namespace {
 
 // Untouched, and so free of pages, until a step runs on it.
 alignas(16) ACCOUNT_LARGE_BSS char g_shim_stack[64 * 1024];
-// Not on the program's stack either.
-ucontext_t g_program_context, g_shim_context;
+// Not on the program's stack either; among the large arrays, off the pages a
+// start writes (1 KiB each: before the identity they pushed it onto a page of
+// its own).
+ACCOUNT_LARGE_BSS ucontext_t g_program_context;
+ACCOUNT_LARGE_BSS ucontext_t g_shim_context;
 void (*g_step)(void*);
 void* g_step_arg;
 

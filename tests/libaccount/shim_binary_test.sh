@@ -4,7 +4,10 @@
 # libunwind to clash with the program's own), only the interposed functions
 # exported, and no compiler-generated dynamic initializer (one would run after
 # the program's first malloc and could reset state the shim already uses).
-# Besides them, the versioned entry points of the in-test API (api/).
+# Besides them, the versioned entry points of the in-test API (api/). And the
+# identity, which every start writes, begins on the page where .bss begins
+# (the page ld.so already zeroed), so a start with a short command line
+# writes no page of .bss beyond it (atomics.h, ACCOUNT_IDENTITY_BSS).
 # usage: shim_binary_test.sh LIBACCOUNT_SO
 set -eu
 so=$1
@@ -34,6 +37,18 @@ dynamic_init=$(nm "$so" | grep -c '_GLOBAL__sub_I' || true)
 if [ "$dynamic_init" != 0 ]; then
   echo "FAIL: $so has $dynamic_init dynamic initializer(s):"
   nm "$so" | grep '_GLOBAL__sub_I'
+  fail=1
+fi
+
+bss=$(readelf -SW "$so" | sed -n 's/.*] \.bss  *NOBITS  *\([0-9a-f]*\) .*/\1/p')
+identity=$(nm "$so" | awk '$3 == "_ZN7account10g_identityE" {print $1}')
+if [ -z "$bss" ] || [ -z "$identity" ]; then
+  echo "FAIL: no .bss ('$bss') or g_identity ('$identity') in $so"
+  fail=1
+elif [ $((0x$identity / 4096)) != $((0x$bss / 4096)) ] || [ $((4096 - 0x$identity % 4096)) -lt 256 ]; then
+  echo "FAIL: g_identity at 0x$identity, not within the first page of .bss (0x$bss) with 256 bytes to spare"
+  echo "  the small .bss variables before it:"
+  nm -S -n "$so" | awk -v lo="$bss" -v hi="$identity" '$3 ~ /^[bB]$/ && $1 >= lo && $1 < hi' | sort -k2 | tail -5
   fail=1
 fi
 
