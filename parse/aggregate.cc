@@ -235,10 +235,13 @@ struct RunAcc {
     r.shim_processes = counted;
     r.malloc_unseen_processes = std::min<uint64_t>(malloc_unseen.size(), counted);
     // The tree knows its processes (every pid, those without the shim too);
-    // an image that exec'd into a program that wrote no record is one more
-    // process without the shim (docs/record-format.md).
-    r.processes = std::max(
-        {processes, has_tree ? tree_processes : 0, r.shim_processes + r.processes_without_shim});
+    // the records know theirs and the tree those that wrote none. An image
+    // that exec'd into a program that wrote no record makes its process one
+    // without the shim, not one more process (docs/record-format.md).
+    uint64_t known_apart = r.shim_processes;
+    add_saturating(known_apart, uncounted_records);
+    add_saturating(known_apart, tree_without_shim);
+    r.processes = std::max({processes, has_tree ? tree_processes : 0, known_apart});
     r.processes_over_runs = r.processes;
     r.has_tree = has_tree;
     r.end = has_tree ? tree_how : root_end;

@@ -206,6 +206,33 @@ TEST(Aggregate, ExecRecordCountsWhenNoLaterImageIsRecorded) {
   EXPECT_DOUBLE_EQ(ops[0].runs[0].cpu_s, 1.25);
 }
 
+// `sh -c "static_program; exec static_program"`: the shell (pid 1, with the
+// shim) forks a static child (pid 2, no record) and then execs the static
+// program, which writes none either. Two processes, both of which ran a
+// program without the shim: the exec'd image is the shell's process, not a
+// third one, with a tree record and without one.
+TEST(Aggregate, AnExecIntoAProgramWithoutARecordIsTheSameProcess) {
+  for (bool with_tree : {true, false}) {
+    Aggregator a;
+    a.add(process(1, 10, 0.25, 5, "exec"));
+    if (with_tree) {
+      TreeRecord t = tree(10, 12, 5);
+      t.processes = 2;
+      t.processes_without_shim = 1;  // the static child
+      a.add(t);
+    }
+    auto ops = a.finish();
+    ASSERT_EQ(ops.size(), 1u);
+    ASSERT_EQ(ops[0].runs.size(), 1u);
+    const RunFigures& r = ops[0].runs[0];
+    EXPECT_EQ(r.processes, with_tree ? 2u : 1u) << with_tree;
+    EXPECT_EQ(r.processes_without_shim, with_tree ? 2u : 1u) << with_tree;
+    EXPECT_EQ(r.shim_processes, 1u) << with_tree;
+    EXPECT_EQ(without_shim_note(r), with_tree ? "2 of 2 processes ran without the shim"
+                                              : "1 of 1 process ran without the shim");
+  }
+}
+
 TEST(Aggregate, ManyProcessesBeforeTheirTreeStillJoinIt) {
   // More processes than are kept one by one: they are folded and still land in the run.
   Aggregator a;
