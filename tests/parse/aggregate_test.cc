@@ -40,6 +40,16 @@ ProcessRecord process(int64_t pid, uint64_t start_s, double cpu, uint64_t vm_mib
   return p;
 }
 
+// The one run of the one operation `a` saw.
+RunFigures only_run(Aggregator& a) {
+  auto ops = a.finish();
+  if (ops.size() != 1 || ops[0].runs.size() != 1) {
+    ADD_FAILURE() << ops.size() << " operations, not one with one run";
+    return RunFigures{};
+  }
+  return ops[0].runs[0];
+}
+
 TreeRecord tree(uint64_t start_s, uint64_t end_s, uint64_t size_mib) {
   TreeRecord t;
   t.test = "t";
@@ -109,9 +119,7 @@ TEST(Aggregate, SizeNobodySampledIsUnknown) {
   TreeRecord unsampled = tree(10, 12, 0);
   unsampled.processes_without_shim = 1;
   a.add(unsampled);
-  auto ops = a.finish();
-  ASSERT_EQ(ops.size(), 1u);
-  const RunFigures& r = ops[0].runs[0];
+  const RunFigures r = only_run(a);
   EXPECT_FALSE(metric_counted(r, Metric::kSize));
   EXPECT_FALSE(metric_counted(r, Metric::kResident));
   EXPECT_TRUE(metric_counted(r, Metric::kCpu));
@@ -221,16 +229,76 @@ TEST(Aggregate, AnExecIntoAProgramWithoutARecordIsTheSameProcess) {
       t.processes_without_shim = 1;  // the static child
       a.add(t);
     }
-    auto ops = a.finish();
-    ASSERT_EQ(ops.size(), 1u);
-    ASSERT_EQ(ops[0].runs.size(), 1u);
-    const RunFigures& r = ops[0].runs[0];
+    const RunFigures r = only_run(a);
     EXPECT_EQ(r.processes, with_tree ? 2u : 1u) << with_tree;
     EXPECT_EQ(r.processes_without_shim, with_tree ? 2u : 1u) << with_tree;
     EXPECT_EQ(r.shim_processes, 1u) << with_tree;
     EXPECT_EQ(without_shim_note(r), with_tree ? "2 of 2 processes ran without the shim"
                                               : "1 of 1 process ran without the shim");
   }
+}
+
+// Over a long run pids come back (pid_max is 32,768 on many hosts). A shell
+// (pid 1) exec'd into a static program, which wrote no record; 100 s later a
+// new process takes pid 1. It is another process, not the rest of that
+// chain: two processes, the first without the shim, the CPU of both. Before,
+// the second continued the chain: one process, all with the shim, the exec'd
+// image's 0.25 s gone. A continuation 20 ms after the exec is still one.
+TEST(Aggregate, APidThatComesBackLaterIsAnotherProcess) {
+  Aggregator a;
+  a.add(process(1, 10, 0.25, 5, "exec"));
+  a.add(process(1, 110, 1.0, 5));
+  ProcessRecord shell = process(2, 200, 0.5, 5, "exec");
+  ProcessRecord prog = process(2, 200, 0.75, 5);  // 0.75 s: the shell's 0.5 too
+  prog.start_ns = shell.end_ns + 20000000;
+  prog.end_ns = prog.start_ns + 1000000;
+  a.add(shell);
+  a.add(prog);
+  const RunFigures r = only_run(a);
+  EXPECT_EQ(r.processes, 3u);
+  EXPECT_EQ(r.processes_without_shim, 1u);
+  EXPECT_DOUBLE_EQ(r.cpu_s, 0.25 + 1.0 + 0.75);
+}
+
+// The same, with thousands of processes between the two, which the
+// aggregator folds into lumps: the exec'd image and the pid's later process
+// land in different lumps, which do not join them either.
+TEST(Aggregate, APidThatComesBackInAnotherLumpIsAnotherProcess) {
+  Aggregator a;
+  a.add(process(1, 10, 0.25, 5, "exec"));
+  for (int i = 0; i < 3000; ++i) a.add(process(1000 + i, 20 + uint64_t(i) / 100, 0.5, 1));
+  a.add(process(1, 110, 1.0, 5));
+  auto ops = a.finish();
+  ASSERT_EQ(ops.size(), 1u);
+  uint64_t processes = 0, without = 0;
+  double cpu = 0;
+  for (const RunFigures& r : ops[0].runs) {
+    processes += r.processes;
+    without += r.processes_without_shim;
+    cpu += r.cpu_s;
+  }
+  EXPECT_EQ(processes, 3002u);
+  EXPECT_EQ(without, 1u);
+  EXPECT_DOUBLE_EQ(cpu, 0.25 + 1500.0 + 1.0);
+}
+
+// Two processes under one pid, each without the shim, or each with a malloc
+// not the shim's: two of them, not one.
+TEST(Aggregate, UncountedProcessesOfOnePidCountEach) {
+  Aggregator a;
+  ProcessRecord first = process(7, 10, 0.1, 1);
+  first.counted = false;
+  ProcessRecord second = process(7, 110, 0.1, 1);
+  second.counted = false;
+  ProcessRecord third = process(8, 10, 0.1, 1);
+  third.malloc_interposed = false;
+  ProcessRecord fourth = process(8, 110, 0.1, 1);
+  fourth.malloc_interposed = false;
+  for (const ProcessRecord& p : {first, second, third, fourth}) a.add(p);
+  const RunFigures r = only_run(a);
+  EXPECT_EQ(r.processes, 4u);
+  EXPECT_EQ(r.processes_without_shim, 2u);
+  EXPECT_EQ(r.malloc_unseen_processes, 2u);
 }
 
 TEST(Aggregate, ManyProcessesBeforeTheirTreeStillJoinIt) {
@@ -284,10 +352,7 @@ TEST(Aggregate, ExecChainsSplitAcrossFoldedLumpsAreOneProcessEach) {
   TreeRecord t = tree(100, 200, 0);
   t.processes = kChains;
   a.add(t);
-  auto ops = a.finish();
-  ASSERT_EQ(ops.size(), 1u);
-  ASSERT_EQ(ops[0].runs.size(), 1u);
-  const RunFigures& r = ops[0].runs[0];
+  const RunFigures r = only_run(a);
   EXPECT_EQ(r.processes, uint64_t(kChains));
   EXPECT_EQ(r.shim_processes, uint64_t(kChains));
   EXPECT_EQ(r.processes_without_shim, 0u);
@@ -307,10 +372,7 @@ TEST(Aggregate, ExecChainsSplitAcrossLumpsWithoutATreeAreOneProcessEach) {
     a.add(shell);
     a.add(prog);
   }
-  auto ops = a.finish();
-  ASSERT_EQ(ops.size(), 1u);
-  ASSERT_EQ(ops[0].runs.size(), 1u);
-  const RunFigures& r = ops[0].runs[0];
+  const RunFigures r = only_run(a);
   int without = 0;  // a chain with an image the shim did not count
   for (int i = 0; i < kChains; ++i) without += (i % 2 != 0 || i % 3 == 0) ? 1 : 0;
   EXPECT_EQ(r.processes, uint64_t(kChains));
