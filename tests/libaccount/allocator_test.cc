@@ -127,11 +127,10 @@ TEST(ShimAllocator, TcmallocPreloadedAfterTheShimIsCountedAndKept) {
 // to: the shim sees no malloc-family call, says so in the record, and must not
 // break the program (its start-up check must not hand glibc's blocks to
 // jemalloc).
-TEST(ShimAllocator, JemallocPreloadedBeforeTheShimRunsUnchanged) {
+void expect_jemalloc_first_runs_unchanged(const char* program) {
   TempDir dir;
-  ShimRun bare = run(dir, "foreign_allocator", ACCOUNT_JEMALLOC_SO);
-  ShimRun shim =
-      run(dir, "foreign_allocator", std::string(ACCOUNT_JEMALLOC_SO) + ":" ACCOUNT_SHIM_PATH);
+  ShimRun bare = run(dir, program, ACCOUNT_JEMALLOC_SO);
+  ShimRun shim = run(dir, program, std::string(ACCOUNT_JEMALLOC_SO) + ":" ACCOUNT_SHIM_PATH);
   ASSERT_EQ(shim.result.status, 0) << dump(shim);
   EXPECT_EQ(shim.result.out, bare.result.out);
   ASSERT_EQ(shim.records.processes.size(), 1u) << dump(shim);
@@ -140,19 +139,14 @@ TEST(ShimAllocator, JemallocPreloadedBeforeTheShimRunsUnchanged) {
       << dump(shim);
 }
 
+TEST(ShimAllocator, JemallocPreloadedBeforeTheShimRunsUnchanged) {
+  expect_jemalloc_first_runs_unchanged("foreign_allocator");
+}
+
 // The same behind a non-PIE program's canonical PLT entry: no call reaches
 // the shim's malloc, so nothing says it was the program's.
 TEST(ShimAllocator, JemallocPreloadedBeforeTheShimOfANonPieProgram) {
-  TempDir dir;
-  ShimRun bare = run(dir, "foreign_allocator_nopie", ACCOUNT_JEMALLOC_SO);
-  ShimRun shim =
-      run(dir, "foreign_allocator_nopie", std::string(ACCOUNT_JEMALLOC_SO) + ":" ACCOUNT_SHIM_PATH);
-  ASSERT_EQ(shim.result.status, 0) << dump(shim);
-  EXPECT_EQ(shim.result.out, bare.result.out);
-  ASSERT_EQ(shim.records.processes.size(), 1u) << dump(shim);
-  EXPECT_EQ(shim.records.processes.front().malloc_calls, 0u);
-  EXPECT_NE(slurp(shim.output).find(R"("malloc_interposed":false)"), std::string::npos)
-      << dump(shim);
+  expect_jemalloc_first_runs_unchanged("foreign_allocator_nopie");
 }
 
 }  // namespace

@@ -105,6 +105,19 @@ std::string record_lines(const RunOutput& run, int64_t pid) {
 // (any number of "exec" records of a pid, then exactly one that is not), no
 // record twice (the same pid and start_ns), a start time (start_ns is "wall
 // clock at image start", never 0) no later than the end. Returns the records.
+// account report's JSON for the run counts `processes`, `without` of them
+// without the shim: the same rule as the run's summary line.
+void expect_report_processes(const RunOutput& run, uint64_t processes, uint64_t without) {
+  ProgramOptions o;
+  o.env = clean_env();
+  ProgramResult report = run_program({ACCOUNT_CLI_PATH, "report", "--format", "json", run.path}, o);
+  ASSERT_EQ(report.status, 0) << report.err;
+  EXPECT_NE(report.out.find(fmt::format("\"processes\": {}, \"processes_without_shim\": {}",
+                                        processes, without)),
+            std::string::npos)
+      << report.out;
+}
+
 RecordFile checked_records(const RunOutput& run) {
   RecordFile f = read_records(run.path);
   expect_one_record_per_image(f, context(run));
@@ -494,13 +507,7 @@ TEST(RunTreeImages, AnImageThatDroppedRootThenExecdHandsItsExecRecordToTheRun) {
   EXPECT_GE(dropped->malloc_bytes, 100000u) << context(run);
   EXPECT_GT(dropped->vm_peak_bytes, 0u) << context(run);
   expect_run_dir_gone(run);
-
-  ProgramOptions o;
-  o.env = clean_env();
-  ProgramResult report = run_program({ACCOUNT_CLI_PATH, "report", "--format", "json", run.path}, o);
-  ASSERT_EQ(report.status, 0) << report.err;
-  EXPECT_NE(report.out.find("\"processes\": 2, \"processes_without_shim\": 1"), std::string::npos)
-      << report.out;
+  expect_report_processes(run, 2, 1);
 }
 
 // A program whose malloc is another allocator's (jemalloc preloaded before
@@ -794,15 +801,7 @@ TEST(RunTreeImages, ManyExecChainsAreOneProcessEachInTheSummaryAndTheReport) {
             std::string::npos)
       << run.result.err;
   EXPECT_EQ(run.result.err.find("without the shim"), std::string::npos) << run.result.err;
-
-  ProgramOptions o;
-  o.env = clean_env();
-  ProgramResult report = run_program({ACCOUNT_CLI_PATH, "report", "--format", "json", run.path}, o);
-  ASSERT_EQ(report.status, 0) << report.err;
-  EXPECT_NE(
-      report.out.find(fmt::format("\"processes\": {}, \"processes_without_shim\": 0", kChains + 1)),
-      std::string::npos)
-      << report.out;
+  expect_report_processes(run, kChains + 1, 0);
 }
 
 // Python's subprocess of a program that does not exist: a vfork child whose
