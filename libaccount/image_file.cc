@@ -11,6 +11,7 @@
 
 #include "atomics.h"
 #include "next_allocator.h"
+#include "proc_pids.h"
 #include "raw_syscall.h"
 #include "text_buffer.h"
 
@@ -50,8 +51,8 @@ bool image_path(const char* dir, char* path, size_t cap) {
   char* p = path;
   char* end = path + cap - 1;
   bool ok = put_text(p, end, dir) && put_text(p, end, "/") &&
-            put_decimal(p, end, uint64_t(raw_getpid())) && put_text(p, end, "-") &&
-            put_decimal(p, end, uint64_t(raw_getppid())) && put_text(p, end, "-") &&
+            put_decimal(p, end, uint64_t(proc_pids().pid)) && put_text(p, end, "-") &&
+            put_decimal(p, end, uint64_t(proc_pids().ppid)) && put_text(p, end, "-") &&
             put_decimal(p, end, monotonic_ns());
   *p = 0;
   return ok;

@@ -12,6 +12,7 @@
 #include "counters.h"
 #include "image_file.h"
 #include "libc_copies.h"
+#include "proc_pids.h"
 #include "raw_syscall.h"
 #include "real_copy.h"
 #include "shim_stack.h"
@@ -75,6 +76,7 @@ void after_fork_in_child() {
     return;
   }
   SignalsHeld held;
+  forget_proc_pids();
   reset_region_after_fork();
   g_region->libc_copies = libc_copies_state();
   restart_identity_after_fork();
@@ -219,7 +221,7 @@ void finish_with_exit(int status) {
 }
 
 bool called_by_own_image() {
-  return g_started && g_region && raw_getpid() == g_identity.pid;
+  return g_started && g_region && raw_getpid() == proc_pids().own;
 }
 
 namespace {

@@ -25,6 +25,7 @@
 #include "backtrace.h"
 #include "counters.h"
 #include "lifecycle.h"
+#include "proc_pids.h"
 #include "raw_syscall.h"
 #include "sampling.h"
 #include "timeline_store.h"
@@ -243,7 +244,7 @@ void start_sampler(bool after_fork) {
         raw_syscall(SYS_prctl, PR_GET_CHILD_SUBREAPER, reinterpret_cast<long>(&subreaper)) == 0 &&
         subreaper != 0;
   }
-  int pidfd = fd_above_stdio(int(syscall(SYS_pidfd_open, g_identity.pid, 0)));  // close-on-exec
+  int pidfd = fd_above_stdio(int(syscall(SYS_pidfd_open, proc_pids().own, 0)));  // close-on-exec
   if (pidfd < 0) {
     errno = saved_errno;
     return;

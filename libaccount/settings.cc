@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "atomics.h"
+#include "proc_pids.h"
 #include "raw_syscall.h"
 #include "real_copy.h"
 #include "text_buffer.h"
@@ -196,8 +197,8 @@ void load_settings() {
 
 void capture_identity(int argc, char** argv) {
   Identity& id = g_identity;
-  id.pid = raw_getpid();
-  id.ppid = raw_getppid();
+  id.pid = proc_pids().pid;
+  id.ppid = proc_pids().ppid;
   read_host_name(id.host, sizeof id.host);
   // Straight into place: argv is not set yet.
   long n = raw_readlink("/proc/self/exe", id.text, kPathCapacity - 1);
@@ -224,8 +225,8 @@ void mark_image_start() {
 }
 
 void restart_identity_after_fork() {
-  g_identity.pid = raw_getpid();
-  g_identity.ppid = raw_getppid();
+  g_identity.pid = proc_pids().pid;
+  g_identity.ppid = proc_pids().ppid;
   mark_image_start();
 }
 

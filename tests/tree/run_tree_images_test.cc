@@ -429,6 +429,12 @@ TEST(RunTreeImages, KilledWhileHolding200MiB) {
   expect_run_dir_gone(run);
 }
 
+// `account run -- unshare -pf OPTIONS /bin/sh -c SCRIPT`.
+RunOutput run_in_pid_namespace(const TempDir& dir, const std::string& options,
+                               const std::string& script) {
+  return account_run(dir, "unshare -pf " + options + " /bin/sh -c '" + script + "'");
+}
+
 // A command in a pid namespace of its own (unshare -p, a container): its
 // images name their files with the pids they see there (1, 2, ...), which
 // here are init and kernel threads. The run must not take those for its
@@ -437,8 +443,9 @@ TEST(RunTreeImages, KilledWhileHolding200MiB) {
 TEST(RunTreeImages, ACommandInItsOwnPidNamespaceLeavesNoSamplerBehind) {
   if (geteuid() != 0) GTEST_SKIP() << "a pid namespace needs root";
   TempDir dir;
-  RunOutput run = account_run(dir, "unshare -pf --mount-proc /bin/sh -c '" + test_program("hello") +
-                                       " a; sleep 0.1; " + test_program("hello") + " b'");
+  RunOutput run = run_in_pid_namespace(
+      dir, "--mount-proc",
+      test_program("hello") + " a; sleep 0.1; " + test_program("hello") + " b");
   ASSERT_EQ(run.result.status, 0) << context(run);
   EXPECT_EQ(run.result.out, "hello from a\nhello from b\n");
   // Written by account run itself before it returned, not by a lingering sampler.
@@ -449,6 +456,38 @@ TEST(RunTreeImages, ACommandInItsOwnPidNamespaceLeavesNoSamplerBehind) {
   size_t hellos = 0;
   for (const ProcessRecord& p : f.processes) hellos += p.exe == test_program("hello") ? 1 : 0;
   EXPECT_EQ(hellos, 2u) << context(run);
+  expect_run_dir_gone(run);
+}
+
+// A pid namespace whose /proc is still the run's (unshare -pf without
+// --mount-proc; Chromium's sandbox): its images name themselves with the
+// pids /proc shows, which are the tree's. Before, they said 1, 2, 3: the
+// tree counted 3 of its 5 processes as without the shim while the records
+// named 7.
+TEST(RunTreeImages, APidNamespaceUnderTheRunsProcIsCountedOnceWithTheShim) {
+  if (geteuid() != 0) GTEST_SKIP() << "a pid namespace needs root";
+  TempDir dir;
+  RunOutput run = run_in_pid_namespace(
+      dir, "", test_program("processes") + " exit 0; " + test_program("hello") + " a");
+  ASSERT_EQ(run.result.status, 0) << context(run);
+  RecordFile f = checked_records(run);
+  ASSERT_EQ(f.trees.size(), 1u) << context(run);
+  std::set<int64_t> pids;
+  for (const ProcessRecord& p : f.processes) pids.insert(p.pid);
+  EXPECT_EQ(f.trees[0].processes, pids.size()) << context(run);
+  EXPECT_EQ(f.trees[0].processes_without_shim, 0u) << context(run);
+  expect_report_processes(run, pids.size(), 0);
+  // Every parent is a process of the run, but the first's (account's).
+  std::set<int64_t> parent_outside;
+  for (const ProcessRecord& p : f.processes) {
+    EXPECT_NE(p.pid, 1) << context(run);
+    if (!pids.count(p.ppid)) parent_outside.insert(p.pid);
+  }
+  EXPECT_EQ(parent_outside.size(), 1u) << context(run);
+  std::vector<ProcessRecord> counted = records_of(f, "processes");
+  ASSERT_EQ(counted.size(), 1u) << context(run);
+  EXPECT_EQ(counted[0].malloc_bytes, 11u) << context(run);
+  EXPECT_NE(counted[0].pid, value_after(run.result.out, "pid")) << "the namespace's own pid";
   expect_run_dir_gone(run);
 }
 

@@ -54,6 +54,34 @@ TEST(SamplerProcess, SampledResidentPeakWithinTwoPercent) {
   EXPECT_EQ(p.written_by, "process");
 }
 
+// The target is the init of a pid namespace whose /proc is still this one
+// (unshare -pf, as Chromium's sandbox does it): getpid() says 1, which in
+// /proc is this machine's init. Before, the sampler read init's statm (about
+// 10 MiB) for the 64 MiB the target held, and the record said pid 1, ppid 0.
+TEST(SamplerProcess, ATargetInAPidNamespaceIsSampledAndNamedAsProcShowsIt) {
+  if (geteuid() != 0) GTEST_SKIP() << "a pid namespace needs root";
+  TempDir dir;
+  ProgramOptions o = with_shim(dir);
+  auto r = run_program({"unshare", "-pf", program("hold_memory"), "64", "200"}, o);
+  ASSERT_EQ(r.status, 0) << r.err;
+  uint64_t baseline = std::stoull(r.out);
+  RecordFile f = read_records(dir.file("r.jsonl"));
+  ProcessRecord p = only_record(dir.file("r.jsonl"), "hold_memory");
+  double expected = double(baseline + 64 * kMiB);
+  EXPECT_NEAR(double(p.sampled_rss_peak_bytes), expected, 0.02 * expected);
+  EXPECT_GE(p.samples, 20u);
+  // unshare forks the namespace's init: its record, then hold_memory's after
+  // the exec, carry the pid the parent's fork returned, and the parent's pid.
+  auto unshare = records_of(f, "unshare");
+  ASSERT_EQ(unshare.size(), 2u);  // the parent; the child until its exec
+  const ProcessRecord& parent = unshare[0].end == "exec" ? unshare[1] : unshare[0];
+  const ProcessRecord& child = unshare[0].end == "exec" ? unshare[0] : unshare[1];
+  EXPECT_EQ(child.pid, p.pid);
+  EXPECT_NE(p.pid, 1);
+  EXPECT_EQ(p.ppid, parent.pid);
+  EXPECT_EQ(child.ppid, parent.pid);
+}
+
 TEST(SamplerProcess, KernelPeakShowsSpikeShorterThanInterval) {
   TempDir dir;
   ProgramOptions o = with_shim(dir);

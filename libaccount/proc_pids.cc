@@ -1,0 +1,59 @@
+#include "proc_pids.h"
+
+#include "proc_files.h"
+#include "raw_syscall.h"
+
+namespace account {
+namespace {
+
+ProcPids g_pids;
+int g_pids_known;  // 1 once g_pids holds this process's answer
+
+// "/proc/self" links to the pid in the /proc mount's namespace; 0 when /proc
+// is not there (a chroot) or says something else.
+pid_t pid_of_proc_self() {
+  char link[24];
+  long n = raw_readlink("/proc/self", link, sizeof link);
+  if (n <= 0 || n >= long(sizeof link)) return 0;
+  long pid = 0;
+  for (long i = 0; i < n; ++i) {
+    if (link[i] < '0' || link[i] > '9' || pid > 0x7fffffff / 10) return 0;
+    pid = pid * 10 + (link[i] - '0');
+  }
+  return pid_t(pid);
+}
+
+ProcPids ask() {
+  ProcPids p;
+  p.own = p.pid = raw_getpid();
+  p.ppid = raw_getppid();
+  pid_t seen = pid_of_proc_self();
+  if (seen == 0 || seen == p.own) return p;
+  // A namespace below /proc's: its parent as /proc shows it too.
+  p.pid = seen;
+  CpuAndExit stat;
+  int fd = open_proc_file(0, "stat");
+  p.ppid = fd >= 0 && read_stat(fd, &stat) ? pid_t(stat.ppid) : 0;
+  if (fd >= 0) raw_close(fd);
+  return p;
+}
+
+}  // namespace
+
+const ProcPids& proc_pids() {
+  if (!__atomic_load_n(&g_pids_known, __ATOMIC_ACQUIRE)) {
+    // Two threads before the constructor may both ask: the answers are equal.
+    ProcPids p = ask();
+    __atomic_store_n(&g_pids.own, p.own, __ATOMIC_RELAXED);
+    __atomic_store_n(&g_pids.pid, p.pid, __ATOMIC_RELAXED);
+    __atomic_store_n(&g_pids.ppid, p.ppid, __ATOMIC_RELAXED);
+    __atomic_store_n(&g_pids_known, 1, __ATOMIC_RELEASE);
+  }
+  return g_pids;
+}
+
+void forget_proc_pids() {
+  __atomic_store_n(&g_pids_known, 0, __ATOMIC_RELAXED);
+}
+
+}  // namespace account
