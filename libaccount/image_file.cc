@@ -47,13 +47,16 @@ bool put_decimal(char*& p, char* end, uint64_t v) {
 // DIR/<pid>-<ppid>-<monotonic ns>: unique for every image, exec'd ones
 // included. The name alone tells a sampler who the image was and when it
 // started, also when it is killed before it writes anything into the file.
+// The start is the identity's, once marked (not yet: a counted call before
+// the constructor).
 bool image_path(const char* dir, char* path, size_t cap) {
   char* p = path;
   char* end = path + cap - 1;
+  uint64_t start = g_identity.start_monotonic_ns;
   bool ok = put_text(p, end, dir) && put_text(p, end, "/") &&
             put_decimal(p, end, uint64_t(proc_pids().pid)) && put_text(p, end, "-") &&
             put_decimal(p, end, uint64_t(proc_pids().ppid)) && put_text(p, end, "-") &&
-            put_decimal(p, end, monotonic_ns());
+            put_decimal(p, end, start ? start : monotonic_ns());
   *p = 0;
   return ok;
 }

@@ -77,9 +77,9 @@ void after_fork_in_child() {
   }
   SignalsHeld held;
   forget_proc_pids();
+  restart_identity_after_fork();  // first: the image file's name carries its start
   reset_region_after_fork();
   g_region->libc_copies = libc_copies_state();
-  restart_identity_after_fork();
   restart_backtraces_after_fork();
   start_watching(true);
 }

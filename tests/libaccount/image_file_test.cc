@@ -103,3 +103,35 @@ TEST_F(ImagePartTest, GoneFileLeavesThePartInTheProcess) {
 
 }  // namespace
 }  // namespace account
+
+namespace account {
+namespace {
+
+// The file's name says who the image is and when it started: the identity's
+// start, the one its record and PackedInfo carry, not a second reading.
+TEST(ImageFileName, NamesThePidsAndTheIdentitysStart) {
+  char templ[] = "/tmp/account-image-name-XXXXXX";
+  ASSERT_NE(mkdtemp(templ), nullptr);
+  ASSERT_EQ(setenv("ACCOUNT_RUN_DIR", templ, 1), 0);
+  uint64_t saved = g_identity.start_monotonic_ns;
+  g_identity.start_monotonic_ns = 123456789;
+  ImagePlace place;
+  Region* region = map_image_region(&place);
+  g_identity.start_monotonic_ns = saved;
+  ASSERT_NE(region, nullptr);
+  ASSERT_TRUE(place.in_file);
+  adopt_image_region(place);
+  ImageName name;
+  std::string path = place.path;
+  EXPECT_TRUE(parse_image_name(path.substr(path.rfind('/') + 1).c_str(), &name)) << path;
+  EXPECT_EQ(name.pid, getpid());
+  EXPECT_EQ(name.ppid, getppid());
+  EXPECT_EQ(name.start_monotonic_ns, 123456789u);
+  unmap_image_region(region);
+  unlink(place.path);
+  rmdir(templ);
+  unsetenv("ACCOUNT_RUN_DIR");
+}
+
+}  // namespace
+}  // namespace account
