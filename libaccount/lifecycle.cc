@@ -18,6 +18,14 @@
 #include "shim_stack.h"
 #include "timeline_store.h"
 
+// What at_quick_exit and pthread_atfork call: those two are libc_nonshared.a's,
+// linked into the shim's own text on a page a start touches for nothing else.
+extern "C" {
+int __cxa_at_quick_exit(void (*fn)(void*), void* dso);
+int __register_atfork(void (*prepare)(), void (*parent)(), void (*child)(), void* dso);
+extern void* __dso_handle __attribute__((visibility("hidden")));
+}
+
 namespace account {
 
 namespace {
@@ -101,9 +109,9 @@ __attribute__((constructor(101))) void start(int argc, char** argv, char**) {
   if (g_settings.has_output && !image_watched_by_run())
     check_output_writable(g_settings, g_identity.pid);
   on_exit(on_exit_handler, nullptr);
-  at_quick_exit(quick_exit_handler);
-  g_fork_handlers = pthread_atfork(libc_copies_before_fork, libc_copies_after_fork_in_parent,
-                                   after_fork_in_child) == 0;
+  __cxa_at_quick_exit(reinterpret_cast<void (*)(void*)>(quick_exit_handler), __dso_handle);
+  g_fork_handlers = __register_atfork(libc_copies_before_fork, libc_copies_after_fork_in_parent,
+                                      after_fork_in_child, __dso_handle) == 0;
   g_started = true;
   start_backtraces();  // before the sampler, which must inherit the shared groups
   start_watching(false);
