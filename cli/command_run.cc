@@ -69,13 +69,15 @@ std::string counted_mib(const RunFigures& run, Metric m, int decimals) {
 }
 
 // The figures of the run whose records start at `from` in `path`, as the report
-// computes them (one Aggregator): for the summary line and --budget.
+// computes them (one Aggregator): for the summary line and --budget. Daemons
+// still `running` have not written their records yet.
 RunFigures read_run_figures(const RunOptions& o, const std::string& path, std::streamoff from,
-                            const std::string& pending_tree) {
+                            const std::string& pending_tree, const std::vector<int64_t>& running) {
   std::ifstream in(path);
   in.seekg(from);
   std::string line, reason;
   Aggregator aggregator;
+  aggregator.still_running(running);
   while (std::getline(in, line))
     if (auto rec = parse_record(line, &reason)) aggregator.add(*rec);
   if (auto rec = parse_record(pending_tree, &reason)) aggregator.add(*rec);
@@ -295,7 +297,8 @@ int command_run(const Args& args) {
                         (!o.quiet || !o.budgets.empty() || r.processes_without_shim > 0);
     RunFigures figures;
     if (read_figures)
-      figures = read_run_figures(o, path, from, r.lingering ? tree_record(o, r, run) : "");
+      figures =
+          read_run_figures(o, path, from, r.lingering ? tree_record(o, r, run) : "", r.running);
     // The processes without the shim by the rule the summary, the report and
     // every export follow (an image that exec'd into a program that wrote no
     // record is one more): the same numbers in every line.

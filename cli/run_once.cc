@@ -465,6 +465,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   std::string tree_error;
   if (running > 0) {
     r.lingering = true;
+    r.running.assign(tree.live().begin(), tree.live().end());
     linger(tree, cgroup.get(), o, path, r, run, signals, temporary);
   } else {
     tree.remove_image_dir();

@@ -30,11 +30,12 @@ struct RunResult {
   uint64_t own_cpu_ns = 0;     // account run's CPU for this run (the tree record's sampler_cpu_s)
   uint64_t waited_cpu_ns = 0;  // wait4's rusage of the command (waited_cpu_s)
   uint64_t waited_max_rss_bytes = 0;
-  bool lingering = false;      // daemons outlive the command: a sampler writes the tree record
-  uint64_t records_lost = 0;   // records that could not be written (the tree record too)
-  std::string write_error;     // why the first of them was lost
-  CgroupPeaks cgroup;          // the command's cgroup's (none without one)
-  bool cgroup_failed = false;  // --cgroup=require could not be met: nothing ran
+  bool lingering = false;        // daemons outlive the command: a sampler writes the tree record
+  std::vector<int64_t> running;  // lingering: the processes still running then
+  uint64_t records_lost = 0;     // records that could not be written (the tree record too)
+  std::string write_error;       // why the first of them was lost
+  CgroupPeaks cgroup;            // the command's cgroup's (none without one)
+  bool cgroup_failed = false;    // --cgroup=require could not be met: nothing ran
 };
 
 /// Runs the command once (the `run`th repetition), its records appended to

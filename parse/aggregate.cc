@@ -247,11 +247,12 @@ struct RunAcc {
     tree_processes = t.processes;
   }
 
-  RunFigures finish() {
+  RunFigures finish(const std::unordered_set<int64_t>& running) {
     RunFigures r;
     r.recorded = sums.recorded;
     uint64_t exec_without_shim = closed_exec_without_shim;
-    for (const auto& [pid, image] : exec_cpu) exec_without_shim += image.counted ? 1 : 0;
+    for (const auto& [pid, image] : exec_cpu)
+      exec_without_shim += image.counted && !running.count(pid) ? 1 : 0;
     add_saturating(r.processes_without_shim, uncounted_records);
     add_saturating(r.processes_without_shim, tree_without_shim);
     add_saturating(r.processes_without_shim, exec_without_shim);
@@ -403,6 +404,7 @@ struct Aggregator::State {
   std::vector<std::string> test_order;
   std::unordered_map<std::string, size_t> test_index;
   std::string key;
+  std::unordered_set<int64_t> running;  // still_running()
 
   OpState& op_of(const std::string& test, const std::string& op, const std::string& host) {
     key.assign(test);
@@ -492,6 +494,10 @@ void Aggregator::add(const Record& record) {
   op.runs.push_back(std::move(run));
 }
 
+void Aggregator::still_running(const std::vector<int64_t>& pids) {
+  state_->running.insert(pids.begin(), pids.end());
+}
+
 std::vector<Operation> Aggregator::finish() {
   State& s = *state_;
   std::vector<std::vector<size_t>> by_test(s.test_order.size());
@@ -513,8 +519,8 @@ std::vector<Operation> Aggregator::finish() {
         o.test = op.test;
         o.op = op.op;
         size_t first = o.runs.size();
-        for (auto& run : op.runs) o.runs.push_back(run.finish());
-        if (rest.processes > 0) o.runs.push_back(rest.finish());
+        for (auto& run : op.runs) o.runs.push_back(run.finish(s.running));
+        if (rest.processes > 0) o.runs.push_back(rest.finish(s.running));
         for (size_t r = first; r < o.runs.size(); ++r) o.runs[r].host = op.host;
       }
       if (o.test.empty() && o.op.empty())

@@ -124,6 +124,10 @@ class Aggregator {
   Aggregator& operator=(const Aggregator&) = delete;
 
   void add(const Record& record);
+  /// Processes still running as the records are read (the daemons of a run
+  /// whose account run has returned): an image of one of them that exec'd
+  /// awaits its next image's record, and is not one without the shim.
+  void still_running(const std::vector<int64_t>& pids);
   /// The operations, tests in order of first appearance, each test's operations
   /// in order of first appearance; an operation's runs host by host, hosts in
   /// order of first appearance. Call once, after the last add.

@@ -238,6 +238,23 @@ TEST(Aggregate, AnExecIntoAProgramWithoutARecordIsTheSameProcess) {
   }
 }
 
+// The same exec read while its process still runs (a daemon of a run whose
+// account run has returned: the summary's figures so far): its next image's
+// record is still to come, so it is not one without the shim; its CPU stays.
+TEST(Aggregate, AnExecOfAProcessStillRunningAwaitsItsNextRecord) {
+  Aggregator a;
+  a.add(process(1, 10, 0.25, 5, "exec"));
+  TreeRecord t = tree(10, 12, 5);
+  t.processes = 1;
+  a.add(t);
+  a.still_running({7, 1});
+  const RunFigures r = only_run(a);
+  EXPECT_EQ(r.processes, 1u);
+  EXPECT_EQ(r.processes_without_shim, 0u);
+  EXPECT_EQ(r.shim_processes, 1u);
+  EXPECT_DOUBLE_EQ(r.cpu_s, 0.25);
+}
+
 // Over a long run pids come back (pid_max is 32,768 on many hosts). A shell
 // (pid 1) exec'd into a static program, which wrote no record; 100 s later a
 // new process takes pid 1. It is another process, not the rest of that

@@ -637,6 +637,21 @@ TEST(RunTreeImages, DaemonOutlivingTheCommandRecordedWhenItEnds) {
   EXPECT_EQ(final_records(f), 2u) << context(d.run);
 }
 
+// The summary line, read while the daemon still runs: sh's fork child exec'd
+// sleep, whose record comes when it ends. Before, that exec without a record
+// yet made the child one "without the shim" ("1 of 2 processes ran without
+// the shim"), which the report of the same file, once the daemon ended, did
+// not say.
+TEST(RunTreeImages, ADaemonStillRunningIsNotOneWithoutTheShimInTheSummary) {
+  TempDir dir;
+  RunOutput run = account_run(dir, "sleep 1 </dev/null >/dev/null 2>&1 & exit 0", {});
+  ASSERT_EQ(run.result.status, 0) << context(run);
+  EXPECT_EQ(run.result.err.find("without the shim"), std::string::npos) << context(run);
+  EXPECT_NE(run.result.err.find("account: 2 processes,"), std::string::npos) << context(run);
+  EXPECT_TRUE(wait_until(5, [&] { return !fs::exists(run.run_dir); })) << context(run);
+  expect_report_processes(run, 2, 0);
+}
+
 // The line of /proc/PID/maps that maps the image's file (for messages: a
 // "(deleted)" file means account run removed it while the image still ran).
 std::string image_mapping(int64_t pid) {
