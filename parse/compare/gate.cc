@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <boost/math/distributions/normal.hpp>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -12,6 +11,7 @@
 #include "cell_text.h"
 #include "comma_list.h"
 #include "compare/holm.h"
+#include "compare/normal.h"
 
 namespace account {
 
@@ -81,14 +81,12 @@ std::optional<size_t> runs_to_catch(const MetricChange& c, size_t runs_a, size_t
   if (!c.log_scale || !c.low_pct || !c.high_pct || c.estimate.method == "exact" || pct <= 0 ||
       runs_a == 0 || runs_b == 0)
     return std::nullopt;
-  boost::math::normal normal;
-  double z_interval = boost::math::quantile(normal, 1 - (1 - kCompareConfidence) / 2);
+  double z_interval = normal_quantile(1 - (1 - kCompareConfidence) / 2);
   double se = (std::log1p(*c.high_pct / 100) - std::log1p(*c.low_pct / 100)) / (2 * z_interval);
   double noise = se / std::sqrt(1.0 / double(runs_a) + 1.0 / double(runs_b));
   if (!(noise > 0) || !std::isfinite(noise)) return std::nullopt;
-  double z_alarm =
-      boost::math::quantile(normal, 1 - kGateFamilyError / double(std::max<size_t>(figures, 1)));
-  double z_power = boost::math::quantile(normal, 0.8);
+  double z_alarm = normal_quantile(1 - kGateFamilyError / double(std::max<size_t>(figures, 1)));
+  double z_power = normal_quantile(0.8);
   double shift = (z_alarm + z_power) * noise / std::log1p(pct / 100);
   double n = std::ceil(2 * shift * shift / (3 / M_PI));
   if (!(n < 1e6)) return std::nullopt;

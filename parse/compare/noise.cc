@@ -1,9 +1,10 @@
 #include "compare/noise.h"
 
 #include <algorithm>
-#include <boost/math/distributions/normal.hpp>
 #include <cmath>
 #include <map>
+
+#include "compare/normal.h"
 
 namespace account {
 
@@ -30,14 +31,6 @@ std::vector<double> u_counts(size_t n, size_t m) {
     std::swap(prev, cur);
   }
   return prev[m];
-}
-
-double normal_upper(double z) {
-  return boost::math::cdf(boost::math::complement(boost::math::normal(), z));
-}
-
-double normal_quantile(double p) {
-  return boost::math::quantile(boost::math::normal(), p);
 }
 
 bool constant(const std::vector<double>& v) {
