@@ -38,17 +38,18 @@ TEST(ProcPids, InAPidNamespaceBelowProcTheyAreTheOuterOnes) {
       n += write(report[1], &own_ppid, sizeof own_ppid);
       _exit(n == ssize_t(sizeof seen + sizeof own_ppid) ? 0 : 3);
     }
-    ssize_t n = write(report[1], &init, sizeof init);
+    // After init's report: one pipe, one writer at a time.
     int status = 0;
     waitpid(init, &status, 0);
+    ssize_t n = write(report[1], &init, sizeof init);
     _exit(n == ssize_t(sizeof init) && WIFEXITED(status) ? WEXITSTATUS(status) : 4);
   }
   close(report[1]);
   pid_t init = 0, own_ppid = -1;
   ProcPids seen;
-  ASSERT_EQ(read(report[0], &init, sizeof init), ssize_t(sizeof init));
   ASSERT_EQ(read(report[0], &seen, sizeof seen), ssize_t(sizeof seen));
   ASSERT_EQ(read(report[0], &own_ppid, sizeof own_ppid), ssize_t(sizeof own_ppid));
+  ASSERT_EQ(read(report[0], &init, sizeof init), ssize_t(sizeof init));
   close(report[0]);
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
