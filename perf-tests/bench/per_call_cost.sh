@@ -3,8 +3,9 @@
 # instructions a call executes (callgrind: deterministic, whatever the
 # machine's load) and the nanoseconds it takes, bare, under the forward-only
 # interposer (the floor any interposer pays) and under the shim. A call's
-# figure is the difference between N calls and none, divided by N, so the
-# start-up cancels; free's is its loop's minus malloc's. The nanoseconds are
+# figure is the difference between N calls and none, divided by N, counted
+# inside the loop's function only (the start and the exit, whose record
+# varies in length, stay out); free's is its loop's minus malloc's. The nanoseconds are
 # medians of interleaved rounds (bare, forward-only, shim, bare, ...), of 20
 # times as many calls (the growing-heap loops: as many).
 # See docs/per-call-cost.md.
@@ -53,10 +54,12 @@ preload() {
   esac
 }
 
-# Instructions of one run: callgrind's total of user-space instructions.
+# Instructions of one run: callgrind's count of user-space instructions inside
+# call_loop_measured (the calls and what they call), not the start or the exit.
 instructions() {  # VARIANT ENTRY N
   local log=$work/cg.$1.$2.$3.log
   LD_PRELOAD=$(preload "$1") valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+    --toggle-collect=call_loop_measured \
     "$work/call_loop" "$2" "$3" 2>"$log" || { echo "per_call_cost.sh: callgrind failed: $(tail -3 "$log")" >&2; exit 1; }
   sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$log"
 }
