@@ -12,15 +12,13 @@ int g_pids_known;  // 1 once g_pids holds this process's answer
 // "/proc/self" links to the pid in the /proc mount's namespace; 0 when /proc
 // is not there (a chroot) or says something else.
 pid_t pid_of_proc_self() {
-  char link[24];
-  long n = raw_readlink("/proc/self", link, sizeof link);
-  if (n <= 0 || n >= long(sizeof link)) return 0;
-  long pid = 0;
-  for (long i = 0; i < n; ++i) {
-    if (link[i] < '0' || link[i] > '9' || pid > 0x7fffffff / 10) return 0;
-    pid = pid * 10 + (link[i] - '0');
-  }
-  return pid_t(pid);
+  char link[16];
+  long n = raw_readlink("/proc/self", link, sizeof link - 1);
+  if (n <= 0) return 0;
+  link[n] = 0;
+  uint64_t pid;
+  const char* end = read_uint(link, &pid);
+  return end == link + n && pid <= 0x7fffffff ? pid_t(pid) : 0;
 }
 
 ProcPids ask() {

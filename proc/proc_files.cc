@@ -21,6 +21,8 @@ const char* skip_spaces(const char* p) {
   return p;
 }
 
+}  // namespace
+
 const char* read_uint(const char* p, uint64_t* out) {
   uint64_t v = 0;
   if (*p < '0' || *p > '9') return nullptr;
@@ -28,6 +30,8 @@ const char* read_uint(const char* p, uint64_t* out) {
   *out = v;
   return p;
 }
+
+namespace {
 
 struct StatusField {
   const char* name;

@@ -61,6 +61,10 @@ struct KernelCounters {
   bool have_call_bytes = false;  // rchar, wchar
 };
 
+/// The decimal number at p (digits only) into *out; the first character after
+/// it, or nullptr when p does not start with a digit.
+const char* read_uint(const char* p, uint64_t* out);
+
 /// Reads the whole file at fd from offset 0 into buf (NUL-terminated); returns the
 /// length or -1.
 ssize_t pread_text(int fd, char* buf, size_t cap);
