@@ -16,6 +16,7 @@
 
 #include "backtrace.h"
 #include "counters.h"
+#include "find_next.h"
 #include "libc_copies.h"
 #include "next_allocator.h"
 #include "real_copy.h"
@@ -52,10 +53,15 @@ namespace account {
 namespace {
 
 // How the program's malloc is found: dlsym names the first definition in the
-// lookup order, or a non-PIE executable's canonical PLT entry for it.
+// lookup order, or a non-PIE executable's canonical PLT entry for it. Where it
+// names the shim's, a definition at a hidden version before the shim
+// (libc_malloc_debug.so's, which an unversioned lookup skips) is the program's.
 uint32_t find_program_malloc() {
+  void* own = reinterpret_cast<void*>(&account_own_malloc);
   void* found = dlsym(RTLD_DEFAULT, "malloc");
-  if (found == reinterpret_cast<void*>(&account_own_malloc)) return kMallocIsTheShims;
+  if (found == own)
+    return versioned_definition_precedes("malloc", kGlibcMallocVersion, own) ? kMallocIsAnothers
+                                                                             : kMallocIsTheShims;
   Dl_info info;
   void* entry = nullptr;  // the ElfW(Sym) dladdr1 matched
   if (found && dladdr1(found, &info, &entry, RTLD_DL_SYMENT) && entry &&

@@ -40,19 +40,31 @@ void* glibc_aligned_alloc(size_t alignment, size_t size) {
 enum State : int { kUnresolved = 0, kResolving = 1, kResolved = 2 };
 int g_state = kUnresolved;
 
+template <typename F>
+void find_bound(F* slot, const char* name, const char* version) {
+  if (void* f = next_definition(name, version)) *slot = reinterpret_cast<F>(f);
+}
+
 // Written field by field before g_state says resolved; until then the rare
-// paths use the arena and read none of it.
+// paths use the arena and read none of it. When the versioned lookup of malloc
+// finds what the unversioned one does (no allocator defined at a hidden
+// version, such as libc_malloc_debug.so's, comes next), the family is found by
+// unversioned lookups alone.
 void resolve() {
-  find_next(&g_next.malloc, "malloc");
-  find_next(&g_next.free, "free");
-  find_next(&g_next.calloc, "calloc");
-  find_next(&g_next.realloc, "realloc");
-  find_next(&g_next.memalign, "memalign");
-  find_next(&g_next.aligned_alloc, "aligned_alloc");
-  find_next(&g_next.posix_memalign, "posix_memalign");
-  find_next(&g_next.valloc, "valloc");
-  find_next(&g_next.pvalloc, "pvalloc");
-  find_next(&g_next.malloc_usable_size, "malloc_usable_size");
+  const char* v = kGlibcMallocVersion;
+  void* next_malloc = dlsym(RTLD_NEXT, "malloc");
+  if (v && dlvsym(RTLD_NEXT, "malloc", v) == next_malloc) v = nullptr;
+  if (v) next_malloc = next_definition("malloc", v);
+  if (next_malloc) g_next.malloc = reinterpret_cast<void* (*)(size_t)>(next_malloc);
+  find_bound(&g_next.free, "free", v);
+  find_bound(&g_next.calloc, "calloc", v);
+  find_bound(&g_next.realloc, "realloc", v);
+  find_bound(&g_next.memalign, "memalign", v);
+  find_bound(&g_next.aligned_alloc, "aligned_alloc", v ? kGlibcAlignedAllocVersion : nullptr);
+  find_bound(&g_next.posix_memalign, "posix_memalign", v);
+  find_bound(&g_next.valloc, "valloc", v);
+  find_bound(&g_next.pvalloc, "pvalloc", v);
+  find_bound(&g_next.malloc_usable_size, "malloc_usable_size", v);
   g_next.is_glibc = g_next.malloc == &__libc_malloc && g_next.free == &__libc_free &&
                     g_next.calloc == &__libc_calloc && g_next.realloc == &__libc_realloc &&
                     g_next.memalign == &__libc_memalign;

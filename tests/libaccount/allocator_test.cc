@@ -20,10 +20,11 @@ Counts counts_of(const std::string& out) {
 // Runs foreign_allocator (or its jemalloc build) with LD_PRELOAD as given
 // (nothing: bare) and a record file.
 ShimRun run(const TempDir& dir, const std::string& program, const std::string& preload,
-            const std::vector<std::string>& args = {}) {
+            const std::vector<std::string>& args = {}, const std::string& tunables = "") {
   ShimRun r;
   ProgramOptions options;
   options.env = clean_env({{"ACCOUNT_OUTPUT", dir.file("records.jsonl")}});
+  if (!tunables.empty()) options.env["GLIBC_TUNABLES"] = tunables;
   if (!preload.empty()) options.env["LD_PRELOAD"] = preload;
   options.timeout_s = 60;
   r.output = dir.file("records.jsonl");
@@ -123,14 +124,34 @@ TEST(ShimAllocator, TcmallocPreloadedAfterTheShimIsCountedAndKept) {
   expect_kept_and_counted(ACCOUNT_TCMALLOC_SO);
 }
 
-// Preloaded before the shim, jemalloc's malloc is the one the program binds
-// to: the shim sees no malloc-family call, says so in the record, and must not
-// break the program (its start-up check must not hand glibc's blocks to
-// jemalloc).
-void expect_jemalloc_first_runs_unchanged(const char* program) {
+// glibc's debugging allocator, with its checks on: it defines the malloc
+// family at a hidden version (malloc@GLIBC_2.2.5, no default), which an
+// unversioned lookup skips, and a checked block's usable size is exactly what
+// was asked (100), not glibc's 104.
+constexpr const char* kMallocDebug = "libc_malloc_debug.so.0";
+constexpr const char* kMallocChecks = "glibc.malloc.check=3";
+
+TEST(ShimAllocator, MallocDebugPreloadedAfterTheShimKeepsItsChecksAndIsCounted) {
   TempDir dir;
-  ShimRun bare = run(dir, program, ACCOUNT_JEMALLOC_SO);
-  ShimRun shim = run(dir, program, std::string(ACCOUNT_JEMALLOC_SO) + ":" ACCOUNT_SHIM_PATH);
+  ShimRun bare = run(dir, "foreign_allocator", kMallocDebug, {}, kMallocChecks);
+  ShimRun shim = run(dir, "foreign_allocator", std::string(ACCOUNT_SHIM_PATH) + ":" + kMallocDebug,
+                     {}, kMallocChecks);
+  ASSERT_EQ(bare.result.status, 0) << dump(bare);
+  ASSERT_EQ(counts_of(bare.result.out).usable, 100) << bare.result.out;
+  ASSERT_EQ(shim.result.status, 0) << dump(shim);
+  EXPECT_EQ(shim.result.out, bare.result.out);
+  expect_counted(shim, counts_of(shim.result.out), false);
+}
+
+// Preloaded before the shim, another allocator's malloc is the one the program
+// binds to: the shim sees no malloc-family call, says so in the record, and
+// must not break the program (its start-up check must not hand glibc's blocks
+// to jemalloc).
+void expect_first_runs_unchanged(const char* program, const std::string& allocator,
+                                 const std::string& tunables = "") {
+  TempDir dir;
+  ShimRun bare = run(dir, program, allocator, {}, tunables);
+  ShimRun shim = run(dir, program, allocator + ":" ACCOUNT_SHIM_PATH, {}, tunables);
   ASSERT_EQ(shim.result.status, 0) << dump(shim);
   EXPECT_EQ(shim.result.out, bare.result.out);
   ASSERT_EQ(shim.records.processes.size(), 1u) << dump(shim);
@@ -140,13 +161,20 @@ void expect_jemalloc_first_runs_unchanged(const char* program) {
 }
 
 TEST(ShimAllocator, JemallocPreloadedBeforeTheShimRunsUnchanged) {
-  expect_jemalloc_first_runs_unchanged("foreign_allocator");
+  expect_first_runs_unchanged("foreign_allocator", ACCOUNT_JEMALLOC_SO);
 }
 
 // The same behind a non-PIE program's canonical PLT entry: no call reaches
 // the shim's malloc, so nothing says it was the program's.
 TEST(ShimAllocator, JemallocPreloadedBeforeTheShimOfANonPieProgram) {
-  expect_jemalloc_first_runs_unchanged("foreign_allocator_nopie");
+  expect_first_runs_unchanged("foreign_allocator_nopie", ACCOUNT_JEMALLOC_SO);
+}
+
+// An unversioned lookup finds the shim's malloc first, but the program's
+// reference, versioned, binds to the debugging allocator's.
+TEST(ShimAllocator, MallocDebugPreloadedBeforeTheShimRunsUnchanged) {
+  expect_first_runs_unchanged("foreign_allocator", kMallocDebug, kMallocChecks);
+  expect_first_runs_unchanged("foreign_allocator_nopie", kMallocDebug, kMallocChecks);
 }
 
 }  // namespace
