@@ -1,5 +1,6 @@
 #include "settings.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/auxv.h>
@@ -40,9 +41,33 @@ void Identity::set_argv(const char* nul_separated, size_t len) {
   argv_len = len;
 }
 
+namespace {
+
+// Set by the shim's first constructor, which runs after libc's initializer:
+// from then on environ is the program's (NULL after a clearenv()).
+bool g_environ_set;
+__attribute__((constructor(101))) void note_environ_set() {
+  g_environ_set = true;
+}
+
+// An executable's .preinit_array runs before libc's initializer has set
+// environ: a call the shim counts there (ASan's __asan_init copies with
+// memcpy) maps the image's Region, which reads ACCOUNT_RUN_DIR. The
+// environment is then where the kernel put it: after argc and argv on the
+// initial stack, whose address ld.so keeps in __libc_stack_end.
+char** environment() {
+  if (environ || g_environ_set) return environ;
+  auto* stack_end = static_cast<long**>(dlsym(RTLD_DEFAULT, "__libc_stack_end"));
+  if (!stack_end || !*stack_end) return nullptr;
+  long* argc = *stack_end;
+  return reinterpret_cast<char**>(argc + 1 + *argc + 1);
+}
+
+}  // namespace
+
 const char* find_env(const char* name) {
   size_t len = string_length(name);
-  for (char** e = environ; e && *e; ++e) {
+  for (char** e = environment(); e && *e; ++e) {
     const char* v = *e;
     size_t i = 0;
     while (i < len && v[i] == name[i]) ++i;

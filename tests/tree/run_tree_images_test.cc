@@ -491,6 +491,30 @@ TEST(RunTreeImages, APidNamespaceUnderTheRunsProcIsCountedOnceWithTheShim) {
   expect_run_dir_gone(run);
 }
 
+// An image whose first counted call comes from the executable's
+// .preinit_array, before libc has set environ (an ASan-built program's
+// __asan_init), still finds the run's directory in its environment: one
+// process with the shim, sampled through its image file, its copy counted.
+// Before, it mapped its counters standalone and started a sampler of its own,
+// and the run counted both as processes without the shim.
+TEST(RunTreeImages, AnImageCountedFromPreinitUsesTheRunsDirectory) {
+  TempDir dir;
+  RunOutput run = account_run(dir, "exec " + program("preinit_copy"), {"-q", "--cgroup=off"});
+  ASSERT_EQ(run.result.status, 0) << context(run);
+  RecordFile f = checked_records(run);
+  ASSERT_EQ(f.trees.size(), 1u) << context(run);
+  EXPECT_EQ(f.trees[0].processes, 1u) << context(run);  // sh, then its exec
+  EXPECT_EQ(f.trees[0].processes_without_shim, 0u) << context(run);
+  std::vector<ProcessRecord> counted = records_of(f, "preinit_copy");
+  ASSERT_EQ(counted.size(), 1u) << context(run);
+  const ProcessRecord& p = counted[0];
+  EXPECT_EQ(p.copied_bytes, 4096u) << context(run);
+  EXPECT_EQ(p.copied_calls, 1u) << context(run);
+  EXPECT_EQ(p.malloc_bytes, 1000u) << context(run);
+  expect_report_processes(run, 1, 0);
+  expect_run_dir_gone(run);
+}
+
 // An image that ends on its own but cannot write its record (it dropped
 // root: root's output refuses it) hands it to the run, which writes it from
 // the image's own figures: its exit status, its 100 allocations, and the
