@@ -36,6 +36,7 @@
 #include "run_signals.h"
 #include "run_stages.h"
 #include "shim_location.h"
+#include "shim_preload.h"
 #include "store.h"
 #include "values.h"
 
@@ -237,8 +238,7 @@ int command_run(const Args& args) {
   std::streamoff run_records_from = from;
   run_stage("output probed");
 
-  const char* preload = getenv("LD_PRELOAD");
-  set_env("LD_PRELOAD", preload && *preload ? shim + ":" + preload : shim);
+  set_env("LD_PRELOAD", preload_with_shim(shim, getenv("LD_PRELOAD")));
   set_env("ACCOUNT_OUTPUT", path);
   // The shim writes only into this very file: not one re-created at its path
   // once the run removed it (docs/security.md). %p names one file a process.

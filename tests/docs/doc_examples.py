@@ -15,8 +15,10 @@ import subprocess
 import sys
 import tempfile
 
-# A command word `account` at the start of a shell command.
-INVOKES_ACCOUNT = re.compile(r"(^|[;&|(]\s*|\bdo\s+|\bexec\s+)account\s")
+# A command word `account` at the start of a shell command, after any
+# environment assignments (`LD_PRELOAD=$(gcc -print-file-name=libasan.so) account run`).
+INVOKES_ACCOUNT = re.compile(
+    r"(^|[;&|(]\s*|\bdo\s+|\bexec\s+)(\w+=(\$\([^)]*\)|\S+)\s+)*account\s")
 SHOWN_STATUS = re.compile(r"^(?:\w+ )?exit(?: status)? (\d+)$")
 # run.md's way to show the status of a command without an echo.
 SHOWN_EXIT = re.compile(r"^\[exit (\d+)\]$")

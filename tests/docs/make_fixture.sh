@@ -37,6 +37,8 @@ sed 's/"tests-placeholder"//' anon.jsonl > after.jsonl
 
 # The README's backtrace example runs a test program of the build tree.
 ln -s "$build" build
+# docs/run.md: an ASan-built program (a GCC build tree has it).
+if [ -x "$build/tests/programs/asan_copy" ]; then ln -s "$build/tests/programs/asan_copy" asan_copy; fi
 cp a.jsonl pt.jsonl
 # Labels a spreadsheet or Markdown would take for code (docs/input-output.md "Text from records").
 grep '"op":"count"' a.jsonl | head -1 |
