@@ -282,17 +282,26 @@ void finish(const Ending& ending) {
 
 namespace {
 
+// Standalone, the image's sampler process (forked once the image has lived
+// an interval) writes a record the image could not: it has descriptors of
+// its own. It notices the end of the process, not an exec.
+bool sampler_takes_over(const Ending& ending) {
+  return ending.kind != EndKind::kExec && load_relaxed(&g_region->sampler_alive) != 0;
+}
+
 void write_claimed_record(const Ending& ending) {
   FinalFigures f;
   collect_final_figures(f);
   int err = emit(this_image(), f, ending);
   if (err == EMFILE) err = emit_with_room_for_descriptors(f, ending);
-  if (err != 0 && image_in_file() && err != ESTALE) {
+  if (err != 0 && err != ESTALE && (image_in_file() || sampler_takes_over(ending))) {
     // The output refused it (a process that dropped root cannot open
-    // root's file): the run's tree sampler, which maps this file, writes
-    // it from these figures, once the process is gone or, for an exec (a
-    // process that dropped root, then exec'd: runuser, su), at its next
-    // tick. Not a replaced output (ESTALE: the run is over).
+    // root's file; one that left itself no descriptor, soft and hard limit
+    // alike): the run's tree sampler, which maps this file, writes it from
+    // these figures, once the process is gone or, for an exec (a process
+    // that dropped root, then exec'd: runuser, su), at its next tick; or,
+    // standalone, this image's sampler, once the process is gone. Not a
+    // replaced output (ESTALE: the run is over).
     hand_over_record(g_region, f, ending);
   } else {
     // Under account run, the run counts and reports lost records (one line

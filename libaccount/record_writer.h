@@ -159,11 +159,11 @@ bool claim_dead_image_record(Region* region, const Settings& settings, int pid, 
                              bool* handed_over = nullptr);
 
 /// Hands the record of an image that could not write it to the run's tree
-/// sampler: its figures and ending go into Region::handover, then the state
-/// says kHandedOver. Only for an image in its image file. One that ends by
-/// exit or a signal is recorded once its process is gone; an exec'ing one
-/// (its process goes on as the next program) at the sampler's next tick
-/// (handed_over_exec).
+/// sampler, or standalone to the image's own sampler process: its figures and
+/// ending go into Region::handover, then the state says kHandedOver. One that
+/// ends by exit or a signal is recorded once its process is gone; an exec'ing
+/// one (its process goes on as the next program, only in an image file) at
+/// the tree sampler's next tick (handed_over_exec).
 void hand_over_record(Region* region, const FinalFigures& figures, const Ending& ending);
 /// What hand_over_record left, read after the claim.
 void read_handover(const Region* region, FinalFigures* figures, Ending* ending);

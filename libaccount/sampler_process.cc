@@ -56,11 +56,19 @@ void add_timeline_point(Region* r, const MemoryNow& now) {
   __atomic_store_n(&r->timeline_busy, 0u, __ATOMIC_RELEASE);
 }
 
-// The target is gone and wrote no record: write it from what we saw.
+// The target is gone and wrote no record: write it from what we saw, or from
+// the figures and end it handed over when its output refused it.
 void record_death(ProcessWatch& w, Region* r) {
   Ending ending = ending_of_dead_image(r, classify_death(system_proc(), &w, Writer::kSampler));
-  if (!claim_dead_image_record(r, g_settings, g_identity.pid, g_identity.start_realtime_ns)) return;
+  bool handed_over = false;
+  if (!claim_dead_image_record(r, g_settings, g_identity.pid, g_identity.start_realtime_ns,
+                               &handed_over))
+    return;
   FinalFigures f = final_figures_of(w, realtime_ns());
+  if (handed_over) {
+    read_handover(r, &f, &ending);
+    ending.writer = Writer::kSampler;
+  }
   store_relaxed(&r->sampler_cpu_ns, process_cpu_now_ns());
   RecordSource src = this_image();
   src.region = r;

@@ -137,7 +137,8 @@ TEST(RobustnessFaults, AFileSizeLimitNeverEndsTheProgram) {
 // and an exec'ing image's next program sees the soft limit as it was. Before,
 // the record was lost and "cannot write the record ... Too many open files"
 // went to the program's stderr. At the hard limit there is no room to give:
-// the loss is said, as any other.
+// an image that has lived an interval hands the record to its sampler
+// process; one without a sampler says the loss, as any other.
 TEST(RobustnessFaults, AProgramThatUsesEveryDescriptorKeepsItsRecord) {
   TempDir dir;
   std::string program = robustness_program("every_descriptor");
@@ -171,9 +172,25 @@ TEST(RobustnessFaults, AProgramThatUsesEveryDescriptorKeepsItsRecord) {
   EXPECT_EQ(sh[0].end, "exit");
   EXPECT_EQ(sh[0].pid, mine[0].pid);
 
-  // Soft and hard limit alike: nothing to give, the loss is said.
+  // Soft and hard limit alike: nothing to give. An image that has lived an
+  // interval hands its record to its sampler process, which has descriptors
+  // of its own: the same record, written by the sampler, and nothing said.
   TempDir dir3;
-  run = run_with_shim(dir3, {"/usr/bin/prlimit", "--nofile=64:64", program});
+  run = run_with_shim(dir3, {"/usr/bin/prlimit", "--nofile=64:64", program, "linger"}, {}, 1);
+  ASSERT_EQ(run.result.status, 0) << dump(run);
+  EXPECT_EQ(run.result.err, "");
+  mine = records_of(run.records, "every_descriptor");
+  ASSERT_EQ(mine.size(), 1u) << dump(run);
+  EXPECT_EQ(mine[0].end, "exit");
+  EXPECT_EQ(mine[0].exit_code, 0);
+  EXPECT_EQ(mine[0].written_by, "sampler");
+  EXPECT_EQ(mine[0].malloc_bytes, 1000u);
+  EXPECT_EQ(mine[0].malloc_calls, 1u);
+
+  // Without a sampler (sampling off) the loss is said.
+  TempDir dir4;
+  run = run_with_shim(dir4, {"/usr/bin/prlimit", "--nofile=64:64", program},
+                      {{"ACCOUNT_SAMPLE_MS", "0"}});
   ASSERT_EQ(run.result.status, 0) << dump(run);
   EXPECT_TRUE(records_of(run.records, "every_descriptor").empty()) << dump(run);
   EXPECT_NE(run.result.err.find("Too many open files"), std::string::npos) << run.result.err;
