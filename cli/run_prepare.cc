@@ -7,8 +7,8 @@
 
 #include <cerrno>
 #include <chrono>
-#include <sstream>
 
+#include "shim_preload.h"
 #include "spawn_command.h"
 
 extern char** environ;
@@ -21,10 +21,7 @@ std::vector<std::string> unaccounted_environment(const std::string& shim) {
     std::string kv = *e;
     if (kv.rfind("ACCOUNT_", 0) == 0) continue;
     if (kv.rfind("LD_PRELOAD=", 0) == 0) {
-      std::string kept;
-      std::istringstream entries(kv.substr(11));
-      for (std::string entry; std::getline(entries, entry, ':');)
-        if (!entry.empty() && entry != shim) kept += (kept.empty() ? "" : ":") + entry;
+      std::string kept = preload_without_shim(shim, kv.c_str() + 11);
       if (kept.empty()) continue;
       kv = "LD_PRELOAD=" + kept;
     }

@@ -12,7 +12,10 @@ bool is_sanitizer_runtime(std::string_view entry) {
   return false;
 }
 
-std::string preload_with_shim(const std::string& shim, const char* preload) {
+namespace {
+
+// LD_PRELOAD's entries, split at ':' and ' ' as ld.so splits them.
+std::vector<std::string_view> preload_entries(const char* preload) {
   std::vector<std::string_view> entries;
   std::string_view rest = preload ? preload : "";
   while (!rest.empty()) {
@@ -21,15 +24,31 @@ std::string preload_with_shim(const std::string& shim, const char* preload) {
     if (!entry.empty()) entries.push_back(entry);
     rest = end == std::string_view::npos ? "" : rest.substr(end + 1);
   }
+  return entries;
+}
+
+void append_entry(std::string* out, std::string_view entry) {
+  if (!out->empty()) *out += ':';
+  *out += entry;
+}
+
+}  // namespace
+
+std::string preload_with_shim(const std::string& shim, const char* preload) {
+  std::vector<std::string_view> entries = preload_entries(preload);
   std::string out;
-  auto append = [&out](std::string_view entry) {
-    if (!out.empty()) out += ':';
-    out += entry;
-  };
   size_t i = 0;
-  for (; i < entries.size() && is_sanitizer_runtime(entries[i]); ++i) append(entries[i]);
-  append(shim);
-  for (; i < entries.size(); ++i) append(entries[i]);
+  for (; i < entries.size() && is_sanitizer_runtime(entries[i]); ++i)
+    append_entry(&out, entries[i]);
+  append_entry(&out, shim);
+  for (; i < entries.size(); ++i) append_entry(&out, entries[i]);
+  return out;
+}
+
+std::string preload_without_shim(const std::string& shim, const char* preload) {
+  std::string out;
+  for (std::string_view entry : preload_entries(preload))
+    if (entry != shim) append_entry(&out, entry);
   return out;
 }
 

@@ -19,4 +19,8 @@ bool is_sanitizer_runtime(std::string_view entry);
 /// splits them). `preload` may be null.
 std::string preload_with_shim(const std::string& shim, const char* preload);
 
+/// `preload` without the shim (account run --prepare's command): its other
+/// entries, ':'-separated; "" when none is left.
+std::string preload_without_shim(const std::string& shim, const char* preload);
+
 }  // namespace account

@@ -39,10 +39,11 @@ void* first_in_lookup_order(void* a, void* b) {
 
 }  // namespace
 
-void* next_definition(const char* name, const char* version) {
+void* next_definition(const char* name, const char* version, bool* versions_differ) {
   void* unversioned = dlsym(RTLD_NEXT, name);
   if (!version) return unversioned;
   void* versioned = dlvsym(RTLD_NEXT, name, version);
+  if (versions_differ) *versions_differ = versioned != unversioned;
   if (!versioned || versioned == unversioned) return unversioned;
   if (!unversioned) return versioned;
   return first_in_lookup_order(unversioned, versioned);

@@ -35,8 +35,9 @@ inline constexpr const char* kGlibcAlignedAllocVersion = nullptr;
 // first of either kind. These two functions follow that rule.
 
 /// The definition after the shim that a reference to `name` at `version`
-/// binds to; with no version, the unversioned lookup's.
-void* next_definition(const char* name, const char* version);
+/// binds to; with no version, the unversioned lookup's. *versions_differ
+/// (when given) says whether the two lookups found different definitions.
+void* next_definition(const char* name, const char* version, bool* versions_differ = nullptr);
 
 /// Whether a definition of `name` at `version` lies in an object before the
 /// one that defines `own`, the shim's definition, which an unversioned lookup

@@ -51,11 +51,10 @@ void find_bound(F* slot, const char* name, const char* version) {
 // version, such as libc_malloc_debug.so's, comes next), the family is found by
 // unversioned lookups alone.
 void resolve() {
-  const char* v = kGlibcMallocVersion;
-  void* next_malloc = dlsym(RTLD_NEXT, "malloc");
-  if (v && dlvsym(RTLD_NEXT, "malloc", v) == next_malloc) v = nullptr;
-  if (v) next_malloc = next_definition("malloc", v);
-  if (next_malloc) g_next.malloc = reinterpret_cast<void* (*)(size_t)>(next_malloc);
+  bool versions_differ = false;
+  if (void* f = next_definition("malloc", kGlibcMallocVersion, &versions_differ))
+    g_next.malloc = reinterpret_cast<void* (*)(size_t)>(f);
+  const char* v = versions_differ ? kGlibcMallocVersion : nullptr;
   find_bound(&g_next.free, "free", v);
   find_bound(&g_next.calloc, "calloc", v);
   find_bound(&g_next.realloc, "realloc", v);

@@ -64,10 +64,12 @@ void record_death(ProcessWatch& w, Region* r) {
   if (!claim_dead_image_record(r, g_settings, g_identity.pid, g_identity.start_realtime_ns,
                                &handed_over))
     return;
-  FinalFigures f = final_figures_of(w, realtime_ns());
+  FinalFigures f;
   if (handed_over) {
     read_handover(r, &f, &ending);
     ending.writer = Writer::kSampler;
+  } else {
+    f = final_figures_of(w, realtime_ns());
   }
   store_relaxed(&r->sampler_cpu_ns, process_cpu_now_ns());
   RecordSource src = this_image();

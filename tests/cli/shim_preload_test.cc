@@ -36,6 +36,14 @@ TEST(ShimPreload, LeadingSanitizerRuntimesStayFirst) {
   EXPECT_EQ(preload_with_shim(kShim, "libfoo.so:libasan.so.8"), kShim + ":libfoo.so:libasan.so.8");
 }
 
+// account run --prepare's command runs without the shim, the rest kept.
+TEST(ShimPreload, WithoutTheShimTheRestIsKept) {
+  EXPECT_EQ(preload_without_shim(kShim, nullptr), "");
+  EXPECT_EQ(preload_without_shim(kShim, kShim.c_str()), "");
+  EXPECT_EQ(preload_without_shim(kShim, ("libasan.so.8:" + kShim + " a.so").c_str()),
+            "libasan.so.8:a.so");
+}
+
 TEST(ShimPreload, SanitizerRuntimesAreKnownByTheirFileName) {
   EXPECT_TRUE(is_sanitizer_runtime("libasan.so.8"));
   EXPECT_TRUE(is_sanitizer_runtime("/usr/lib/x86_64-linux-gnu/libhwasan.so.0"));
