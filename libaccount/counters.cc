@@ -113,6 +113,13 @@ void count_free_shared(Slot* s, void* ptr, int64_t usable_bytes) {
   if (usable_bytes > 0) fetch_add_relaxed(&g_region->heap_published, -usable_bytes);
 }
 
+void grow_heap_uncounted(int64_t bytes) {
+  Slot* s = current_slot();
+  if (!s->shared) return heap_grow(s, bytes);
+  int64_t live = fetch_add_relaxed(&g_region->heap_published, bytes) + bytes;
+  raise_to(&s->heap_peak, live);
+}
+
 void count_copy_shared(Slot* s, uint64_t bytes) {
   fetch_add_relaxed(&s->copied_calls, uint64_t{1});
   fetch_add_relaxed(&s->copied_bytes, bytes);

@@ -120,6 +120,10 @@ inline void heap_shrink(Slot* s, int64_t bytes) {
   if (ACCOUNT_UNLIKELY(heap_shrink_leaves_sync_due(s, bytes))) heap_sync(s);
 }
 
+/// The heap grows by `bytes` (either sign) with no call counted: a block
+/// counted at its request whose usable size became known later (early_blocks.h).
+void grow_heap_uncounted(int64_t bytes);
+
 inline void count_copy(uint64_t bytes) {
   Slot* s = current_slot();
   if (ACCOUNT_UNLIKELY(s->shared)) return count_copy_shared(s, bytes);

@@ -31,9 +31,20 @@ int first_object(dl_phdr_info* info, size_t, void* data) {
   return f->first != 0;
 }
 
-void* first_in_lookup_order(void* a, void* b) {
+using IteratePhdr = int (*)(int (*)(dl_phdr_info*, size_t, void*), void*);
+
+// glibc's own, by its version: a sanitizer runtime loaded after the shim
+// intercepts dl_iterate_phdr, and while it starts (when its first allocation
+// reaches the shim, which then looks for the next malloc) its interceptor has
+// nothing to call yet. Looked up only where the two lookups of malloc differ.
+IteratePhdr libc_dl_iterate_phdr() {
+  void* f = dlvsym(RTLD_NEXT, "dl_iterate_phdr", kGlibcBaseVersion);
+  return f ? reinterpret_cast<IteratePhdr>(f) : dl_iterate_phdr;
+}
+
+void* first_in_lookup_order(void* a, void* b, IteratePhdr iterate) {
   FirstOf f{reinterpret_cast<uintptr_t>(a), reinterpret_cast<uintptr_t>(b)};
-  dl_iterate_phdr(first_object, &f);
+  iterate(first_object, &f);
   return f.first ? reinterpret_cast<void*>(f.first) : a;
 }
 
@@ -46,13 +57,15 @@ void* next_definition(const char* name, const char* version, bool* versions_diff
   if (versions_differ) *versions_differ = versioned != unversioned;
   if (!versioned || versioned == unversioned) return unversioned;
   if (!unversioned) return versioned;
-  return first_in_lookup_order(unversioned, versioned);
+  return first_in_lookup_order(unversioned, versioned, libc_dl_iterate_phdr());
 }
 
 bool versioned_definition_precedes(const char* name, const char* version, void* own) {
   if (!version) return false;
   void* versioned = dlvsym(RTLD_DEFAULT, name, version);
-  return versioned && versioned != own && first_in_lookup_order(versioned, own) == versioned;
+  // Called from the shim's constructor, when the libraries after it have started.
+  return versioned && versioned != own &&
+         first_in_lookup_order(versioned, own, dl_iterate_phdr) == versioned;
 }
 
 }  // namespace account

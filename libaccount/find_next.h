@@ -14,19 +14,21 @@ bool find_next(F* slot, const char* name) {
   return f != nullptr;
 }
 
-/// The symbol versions a program's references to the malloc family carry on
-/// this architecture (glibc's default versions of them); null where unknown,
-/// and then only unversioned lookups are made.
+/// The symbol versions a program's references carry on this architecture:
+/// glibc's base version (the malloc family's, dl_iterate_phdr's) and
+/// aligned_alloc's; null where unknown, and then only unversioned lookups are
+/// made.
 #if defined(__x86_64__) && defined(__LP64__)
-inline constexpr const char* kGlibcMallocVersion = "GLIBC_2.2.5";
+inline constexpr const char* kGlibcBaseVersion = "GLIBC_2.2.5";
 inline constexpr const char* kGlibcAlignedAllocVersion = "GLIBC_2.16";
 #elif defined(__aarch64__)
-inline constexpr const char* kGlibcMallocVersion = "GLIBC_2.17";
+inline constexpr const char* kGlibcBaseVersion = "GLIBC_2.17";
 inline constexpr const char* kGlibcAlignedAllocVersion = "GLIBC_2.17";
 #else
-inline constexpr const char* kGlibcMallocVersion = nullptr;
+inline constexpr const char* kGlibcBaseVersion = nullptr;
 inline constexpr const char* kGlibcAlignedAllocVersion = nullptr;
 #endif
+inline constexpr const char* kGlibcMallocVersion = kGlibcBaseVersion;
 
 // A library may define a function at a hidden version only (glibc's
 // libc_malloc_debug.so: malloc@GLIBC_2.2.5, no default). An unversioned lookup
@@ -41,7 +43,7 @@ void* next_definition(const char* name, const char* version, bool* versions_diff
 
 /// Whether a definition of `name` at `version` lies in an object before the
 /// one that defines `own`, the shim's definition, which an unversioned lookup
-/// found first.
+/// found first. From the shim's constructor only (see find_next.cc).
 bool versioned_definition_precedes(const char* name, const char* version, void* own);
 
 }  // namespace account

@@ -69,21 +69,20 @@ bool take_decimal(const char*& p, uint64_t* v) {
   return p != start;
 }
 
+// The descriptor, or -errno.
 int open_image(const char* path, int flags) {
   int fd;
-  do fd = open(path, flags | O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
-  while (fd < 0 && errno == EINTR);
+  do fd = raw_open(path, flags | O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+  while (fd == -EINTR);
   return fd_above_stdio(fd);
 }
 
 void* map_file(int fd, size_t size, uint64_t offset) {
-  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(offset));
-  return p == MAP_FAILED ? nullptr : p;
+  return raw_mmap(size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(offset));
 }
 
 void* map_anonymous_part(size_t size) {
-  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  return p == MAP_FAILED ? nullptr : p;
+  return raw_mmap(size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 }
 
 // ACCOUNT_SAMPLE_MS=0, read before the settings are (the Region is mapped at
@@ -102,21 +101,21 @@ Region* map_in_file(ImagePlace* place) {
   if (fd < 0) {
     // ENOENT: the run is over (a daemon's late child), standalone. Otherwise
     // the run lives on and this image cannot use its directory.
-    place->run_watches = errno != ENOENT;
+    place->run_watches = fd != -ENOENT;
     return nullptr;
   }
   // Past `ulimit -f` (ftruncate would send SIGXFSZ) the image runs standalone,
   // and its empty file says so to the run (kStandaloneMarker).
   if (!raw_within_file_size_limit(kHeadBytes)) {
-    place->marker = fchmod(fd, kStandaloneMarkerMode) == 0;
-    close(fd);
-    if (!place->marker) unlink(place->path);
+    place->marker = raw_fchmod(fd, kStandaloneMarkerMode) == 0;
+    raw_close(fd);
+    if (!place->marker) raw_unlink(place->path);
     return nullptr;
   }
-  void* p = ftruncate(fd, off_t(kHeadBytes)) == 0 ? map_file(fd, kHeadBytes, 0) : nullptr;
-  close(fd);
+  void* p = raw_ftruncate(fd, off_t(kHeadBytes)) == 0 ? map_file(fd, kHeadBytes, 0) : nullptr;
+  raw_close(fd);
   if (!p) {
-    unlink(place->path);
+    raw_unlink(place->path);
     place->run_watches = true;
     return nullptr;
   }
@@ -168,8 +167,8 @@ Region* map_image_region(ImagePlace* place) {
     // Shared only if a sampler process of this image will read it: a private
     // mapping costs the kernel no shared-memory object.
     int sharing = sampling_off() ? MAP_PRIVATE : MAP_SHARED;
-    void* p = mmap(nullptr, kHeadBytes, PROT_READ | PROT_WRITE, sharing | MAP_ANONYMOUS, -1, 0);
-    r = p == MAP_FAILED ? nullptr : static_cast<Region*>(p);
+    r = static_cast<Region*>(
+        raw_mmap(kHeadBytes, PROT_READ | PROT_WRITE, sharing | MAP_ANONYMOUS, -1, 0));
   }
   if (r) init_region(r);
   errno = saved_errno;
@@ -191,12 +190,12 @@ void adopt_image_region(const ImagePlace& place) {
 }
 
 void discard_image_region(Region* r, const ImagePlace& place) {
-  if (place.in_file || place.marker) unlink(place.path);
-  munmap(r, kHeadBytes);
+  if (place.in_file || place.marker) raw_unlink(place.path);
+  raw_munmap(r, kHeadBytes);
 }
 
 void unmap_image_region(Region* r) {
-  munmap(r, kHeadBytes);
+  raw_munmap(r, kHeadBytes);
 }
 
 bool image_in_file() {
@@ -217,9 +216,7 @@ bool image_says_own_loss() {
 
 void remove_own_image_file() {
   if (!(g_in_file || g_marked_standalone) || !g_image_path) return;
-  int saved_errno = errno;
-  unlink(g_image_path);
-  errno = saved_errno;
+  raw_unlink(g_image_path);
 }
 
 void* map_image_part(size_t size, uint64_t* offset) {
@@ -235,9 +232,9 @@ void* map_image_part(size_t size, uint64_t* offset) {
   }
   void* p = nullptr;
   struct stat st;
-  if (fstat(fd, &st) == 0) {
+  if (raw_fstat(fd, &st) == 0) {
     if (!made_by_this_image(st)) {
-      close(fd);
+      raw_close(fd);
       warn("the image file ", g_image_path,
            " was replaced by a file this process did not make (refused); its timeline and "
            "backtraces stay in the process");
@@ -245,11 +242,11 @@ void* map_image_part(size_t size, uint64_t* offset) {
       return map_anonymous_part(size);
     }
     uint64_t at = image_round_up(size_t(st.st_size));
-    if (raw_within_file_size_limit(at + size) && ftruncate(fd, off_t(at + size)) == 0)
+    if (raw_within_file_size_limit(at + size) && raw_ftruncate(fd, off_t(at + size)) == 0)
       p = map_file(fd, size, at);
     if (p) *offset = at;
   }
-  close(fd);
+  raw_close(fd);
   errno = saved_errno;
   return p;
 }

@@ -16,6 +16,7 @@
 
 #include "backtrace.h"
 #include "counters.h"
+#include "early_blocks.h"
 #include "find_next.h"
 #include "libc_copies.h"
 #include "next_allocator.h"
@@ -32,12 +33,36 @@ void __libc_free(void*);
 namespace account {
 namespace {
 
-inline int64_t usable(void* p) {
-  return p ? usable_size(p) : 0;
+// Sizes come from the allocator's malloc_usable_size for good: the check of
+// glibc's chunk header has run (this runs it if no call has) and said no.
+__attribute__((noinline, cold)) bool sizes_asked_of_the_allocator() {
+  if (check_usable_from_header_once()) update_heap_detour();
+  return usable_check_done() && !g_usable_from_header;
+}
+
+// The usable size of a block just made with `requested` bytes (NULL: 0).
+inline int64_t usable_of_new(void* p, uint64_t requested) {
+  if (!p) return 0;
+  if (ACCOUNT_UNLIKELY(!g_usable_from_header && !g_libraries_started) &&
+      sizes_asked_of_the_allocator() && note_early_block(p, requested))
+    return static_cast<int64_t>(requested);
+  return usable_size(p);
+}
+
+// The usable size a live block (or NULL: 0) was counted with; *early says
+// whether it was an early block.
+inline int64_t usable_of_old(void* p, bool* early = nullptr) {
+  if (!p) return 0;
+  int64_t counted;
+  if (ACCOUNT_UNLIKELY(!g_usable_from_header) && take_early_block(p, &counted)) {
+    if (early) *early = true;
+    return counted;
+  }
+  return usable_size(p);
 }
 
 inline void count_alloc(uint64_t requested, void* result) {
-  count_malloc_call(requested, result, usable(result));
+  count_malloc_call(requested, result, usable_of_new(result, requested));
   maybe_capture(requested, result);
 }
 
@@ -74,6 +99,7 @@ __attribute__((constructor(101))) void start_allocator() {
   g_malloc_found = find_program_malloc();
   if (g_region) store_relaxed(&g_region->malloc_found, g_malloc_found);  // mapped first
   next_allocator_ready();
+  settle_early_blocks();
 }
 
 // n * size, or SIZE_MAX (which no allocator can serve) when it overflows.
@@ -109,7 +135,7 @@ __attribute__((noinline, cold)) void* calloc_rare(size_t n, size_t size) {
 __attribute__((noinline, cold)) void free_rare(void* ptr) {
   if (is_bootstrap_block(ptr)) return;  // never reused
   maybe_forget(ptr);                    // before the allocator may hand the address out again
-  count_free_call(ptr, usable(ptr));
+  count_free_call(ptr, usable_of_old(ptr));
   g_next.free(ptr);
 }
 
@@ -172,7 +198,8 @@ inline uint64_t realloc_moved(void* ptr, void* p, size_t size, int64_t old_usabl
 __attribute__((noinline, cold)) void* realloc_rare(void* ptr, size_t size) {
   if (is_bootstrap_block(ptr)) return realloc_bootstrap_block(ptr, size);
   if (!next_allocator_ready()) return ptr ? nullptr : bootstrap_alloc(size, 16);
-  int64_t old_usable = usable(ptr);
+  bool early = false;
+  int64_t old_usable = usable_of_old(ptr, &early);
   TakenBlock taken = g_live_blocks_on && ptr ? take_captured_block(ptr) : TakenBlock{};
   void* p;
   {
@@ -181,7 +208,8 @@ __attribute__((noinline, cold)) void* realloc_rare(void* ptr, size_t size) {
     InsideAllocator inside;
     p = g_next.realloc(ptr, size);
   }
-  int64_t new_usable = p ? usable(p) : realloc_failed_usable(size, old_usable);
+  int64_t new_usable = p ? usable_of_new(p, size) : realloc_failed_usable(size, old_usable);
+  if (ACCOUNT_UNLIKELY(early) && !p && size != 0) note_early_block(ptr, uint64_t(old_usable));
   settle_realloc(taken, ptr, p, size);  // reads the thread's newest block: before the count
   count_realloc_call(ptr, p, size, old_usable, new_usable, realloc_moved(ptr, p, size, old_usable));
   maybe_capture(size, p);

@@ -25,6 +25,10 @@ bool check_usable_from_header_once() {
   return true;
 }
 
+bool usable_check_done() {
+  return __atomic_load_n(&g_check_state, __ATOMIC_ACQUIRE) == 2;
+}
+
 void check_usable_from_header() {
   if (!next_allocator_ready() || !g_next.is_glibc) {
     g_usable_from_header = false;

@@ -49,5 +49,7 @@ void check_usable_from_header();
 /// allocates gets no heap from the shim (the check allocates). True if this
 /// call ran it (the caller then updates the heap detour).
 bool check_usable_from_header_once();
+/// Whether that check has run: g_usable_from_header is then final.
+bool usable_check_done();
 
 }  // namespace account

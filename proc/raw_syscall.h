@@ -1,5 +1,6 @@
 /// System calls made without glibc's wrappers, for the calls an image makes only
-/// at its start and its end.
+/// at its start and its end, and for every call the shim may make before its
+/// constructor has run.
 ///
 /// Why: a process start pays a page fault for every page of code and data it
 /// touches for the first time (12-16 us each on a paravirtualized VM, where a
@@ -7,6 +8,10 @@
 /// clock_gettime sit on pages of libc (and the vDSO's) that a short program
 /// such as /bin/true never touches, so calling them costs the faults, not the
 /// calls. An inline system call instruction runs from the shim's own page.
+/// And before the shim's constructor a library loaded after it may still be
+/// starting: a sanitizer runtime intercepts open or mmap, and its wrapper
+/// faults until it has started, while the shim already counts its first
+/// allocations (into the image file, which these calls make).
 /// Errors come back as -errno, as the kernel returns them; errno is untouched.
 #pragma once
 
@@ -27,29 +32,39 @@
 namespace account {
 
 #if defined(__x86_64__)
-inline long raw_syscall(long n, long a = 0, long b = 0, long c = 0, long d = 0) {
+inline long raw_syscall(long n, long a = 0, long b = 0, long c = 0, long d = 0, long e = 0,
+                        long f = 0) {
   long ret;
   register long r10 __asm__("r10") = d;
+  register long r8 __asm__("r8") = e;
+  register long r9 __asm__("r9") = f;
   __asm__ volatile("syscall"
                    : "=a"(ret)
-                   : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10)
+                   : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
                    : "rcx", "r11", "memory");
   return ret;
 }
 #elif defined(__aarch64__)
-inline long raw_syscall(long n, long a = 0, long b = 0, long c = 0, long d = 0) {
+inline long raw_syscall(long n, long a = 0, long b = 0, long c = 0, long d = 0, long e = 0,
+                        long f = 0) {
   register long x8 __asm__("x8") = n;
   register long x0 __asm__("x0") = a;
   register long x1 __asm__("x1") = b;
   register long x2 __asm__("x2") = c;
   register long x3 __asm__("x3") = d;
-  __asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory", "cc");
+  register long x4 __asm__("x4") = e;
+  register long x5 __asm__("x5") = f;
+  __asm__ volatile("svc 0"
+                   : "+r"(x0)
+                   : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
+                   : "memory", "cc");
   return x0;
 }
 #else
 /// Elsewhere glibc's generic syscall(); errno is then set as well.
-inline long raw_syscall(long n, long a = 0, long b = 0, long c = 0, long d = 0) {
-  long ret = syscall(n, a, b, c, d);
+inline long raw_syscall(long n, long a = 0, long b = 0, long c = 0, long d = 0, long e = 0,
+                        long f = 0) {
+  long ret = syscall(n, a, b, c, d, e, f);
   return ret == -1 ? -errno : ret;
 }
 #endif
@@ -99,6 +114,28 @@ inline long raw_write(int fd, const void* buf, size_t n) {
 
 inline long raw_writev(int fd, const iovec* parts, int count) {
   return raw_syscall(SYS_writev, long(fd), long(parts), long(count));
+}
+
+inline int raw_ftruncate(int fd, off_t size) {
+  return int(raw_syscall(SYS_ftruncate, long(fd), long(size)));
+}
+
+inline int raw_fchmod(int fd, mode_t mode) {
+  return int(raw_syscall(SYS_fchmod, long(fd), long(mode)));
+}
+
+inline int raw_unlink(const char* path) {
+  return int(raw_syscall(SYS_unlinkat, long(AT_FDCWD), long(path), 0));
+}
+
+/// mmap(2): the mapping, or nullptr (where glibc's returns MAP_FAILED).
+inline void* raw_mmap(size_t size, int prot, int flags, int fd, off_t offset) {
+  long p = raw_syscall(SYS_mmap, 0, long(size), long(prot), long(flags), long(fd), long(offset));
+  return p < 0 && p >= -4095 ? nullptr : reinterpret_cast<void*>(p);
+}
+
+inline int raw_munmap(void* p, size_t size) {
+  return int(raw_syscall(SYS_munmap, long(p), long(size)));
 }
 
 inline int raw_flock(int fd, int operation) {

@@ -95,6 +95,19 @@ TEST(ShimPreload, AnAsanProgramRunsWithItsRuntimeFirst) {
   EXPECT_EQ(f.trees[0].processes_without_shim, 0u) << slurp(out);
 }
 
+// Runs tsan_threads under account run into `out`: it prints "ok" and exits 0
+// as bare, with nothing said on stderr.
+testing::RecordFile run_tsan_threads(const std::string& out,
+                                     const testing::ProgramOptions& options) {
+  using namespace account::testing;
+  ProgramResult run = run_program(
+      {ACCOUNT_CLI_PATH, "run", "-q", "--cgroup=off", "-o", out, "--", TSAN_THREADS_PATH}, options);
+  EXPECT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.out, "ok\n");
+  EXPECT_EQ(run.err, "");
+  return read_records(out);
+}
+
 // With ThreadSanitizer's runtime preloaded into account run itself, its vfork
 // is a fork: the child's start time and exec error, written into the
 // parent's memory under a real vfork, stay in the child's copy. The run still
@@ -106,13 +119,7 @@ TEST(ShimPreload, ATsanProgramRunsWithItsRuntimeFirst) {
   with_tsan.env = clean_env({{"LD_PRELOAD", ACCOUNT_LIBTSAN_SO}});
   TempDir dir;
   std::string out = dir.file("r.jsonl");
-  ProgramResult run = run_program(
-      {ACCOUNT_CLI_PATH, "run", "-q", "--cgroup=off", "-o", out, "--", TSAN_THREADS_PATH},
-      with_tsan);
-  ASSERT_EQ(run.status, 0) << run.err;
-  EXPECT_EQ(run.out, "ok\n");
-  EXPECT_EQ(run.err, "");
-  RecordFile f = read_records(out);
+  RecordFile f = run_tsan_threads(out, with_tsan);
   ASSERT_EQ(f.processes.size(), 1u) << slurp(out);
   ASSERT_EQ(f.trees.size(), 1u) << slurp(out);
   const ProcessRecord& p = f.processes[0];
@@ -134,6 +141,24 @@ TEST(ShimPreload, ATsanProgramRunsWithItsRuntimeFirst) {
                              "': No such file or directory"),
             std::string::npos)
       << missing.err;
+}
+
+// Without its runtime preloaded, the shim comes first: ThreadSanitizer's
+// runtime then starts behind it (its first allocations reach the shim before
+// the shim's constructor, and count into the run's image file), and the
+// program runs on TSan's allocator with every call counted.
+TEST(ShimPreload, ATsanProgramRunsBehindTheShim) {
+  using namespace account::testing;
+  TempDir dir;
+  std::string out = dir.file("r.jsonl");
+  RecordFile f = run_tsan_threads(out, {});
+  ASSERT_EQ(f.processes.size(), 1u) << slurp(out);
+  ASSERT_EQ(f.trees.size(), 1u) << slurp(out);
+  const ProcessRecord& p = f.processes[0];
+  EXPECT_TRUE(p.malloc_interposed) << slurp(out);
+  EXPECT_GE(p.malloc_calls, 4u) << slurp(out);  // each thread's 100 bytes, and TSan's own
+  EXPECT_GE(p.free_calls, 4u) << slurp(out);
+  EXPECT_EQ(f.trees[0].processes_without_shim, 0u) << slurp(out);
 }
 #endif
 

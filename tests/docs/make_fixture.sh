@@ -37,8 +37,10 @@ sed 's/"tests-placeholder"//' anon.jsonl > after.jsonl
 
 # The README's backtrace example runs a test program of the build tree.
 ln -s "$build" build
-# docs/run.md: an ASan-built program (a GCC build tree has it).
-if [ -x "$build/tests/programs/asan_copy" ]; then ln -s "$build/tests/programs/asan_copy" asan_copy; fi
+# docs/run.md: ASan- and TSan-built programs (a GCC build tree has them).
+for p in asan_copy tsan_threads; do
+  if [ -x "$build/tests/programs/$p" ]; then ln -s "$build/tests/programs/$p" "$p"; fi
+done
 cp a.jsonl pt.jsonl
 # Labels a spreadsheet or Markdown would take for code (docs/input-output.md "Text from records").
 grep '"op":"count"' a.jsonl | head -1 |

@@ -54,6 +54,15 @@ void expect_counted(const ShimRun& r, const Counts& own, bool with_libstdcxx_poo
     EXPECT_EQ(p.malloc_bytes, uint64_t(own.bytes + kStrdupBytes)) << dump(r);
   }
   EXPECT_GT(p.heap_peak_bytes, 100000u) << dump(r);  // the 100000-byte realloc was live
+  if (with_libstdcxx_pool) {
+    // The pool, made by libstdc++'s initializer before the shim's constructor
+    // (early_blocks.h), is the one block live at the end: counted at its
+    // allocator's usable size, a size class above the request.
+    uint64_t pool_request = p.malloc_bytes - uint64_t(own.bytes + kStrdupBytes);
+    EXPECT_EQ(p.heap_at_exit_blocks, 1u) << dump(r);
+    EXPECT_GT(p.heap_at_exit_bytes, pool_request) << dump(r);
+    EXPECT_LT(p.heap_at_exit_bytes, pool_request + pool_request / 4) << dump(r);
+  }
   EXPECT_EQ(slurp(r.output).find("malloc_interposed"), std::string::npos) << dump(r);
 }
 
@@ -176,6 +185,74 @@ TEST(ShimAllocator, MallocDebugPreloadedBeforeTheShimRunsUnchanged) {
   expect_first_runs_unchanged("foreign_allocator", kMallocDebug, kMallocChecks);
   expect_first_runs_unchanged("foreign_allocator_nopie", kMallocDebug, kMallocChecks);
 }
+
+#ifdef ACCOUNT_GCC_SANITIZER_PROGRAMS
+// GCC's sanitizer runtimes are shared libraries the program links: loaded
+// after the shim, they start (and allocate, through the shim) before its
+// constructor, while their allocator cannot answer a block's usable size yet
+// (LeakSanitizer aborts, ThreadSanitizer faults, AddressSanitizer stops on a
+// check). The shim asks them nothing until its constructor (early_blocks.h):
+// the program runs as bare, on its sanitizer's allocator, every call counted.
+TEST(ShimAllocator, LeakSanitizerRuntimeAfterTheShimStartsAndIsCounted) {
+  TempDir dir;
+  ShimRun bare = run(dir, "lsan_alloc", "");
+  ASSERT_EQ(bare.result.status, 0) << bare.result.err;
+  ASSERT_EQ(bare.result.out, "ok\n");
+  ShimRun shim = run(dir, "lsan_alloc", ACCOUNT_SHIM_PATH);
+  ASSERT_EQ(shim.result.status, 0) << dump(shim);
+  EXPECT_EQ(shim.result.out, bare.result.out);
+  EXPECT_EQ(shim.result.err, "");
+  ASSERT_EQ(shim.records.processes.size(), 1u) << dump(shim);
+  const ProcessRecord& p = shim.records.processes.front();
+  EXPECT_TRUE(p.malloc_interposed) << dump(shim);
+  // The program's four calls and its two frees, and the runtime's own start
+  // (the loader's messages of its lookups, a few, each freed).
+  EXPECT_GE(p.malloc_calls, 4u) << dump(shim);
+  EXPECT_LT(p.malloc_calls, 4u + 16) << dump(shim);
+  EXPECT_GE(p.malloc_bytes, 100u + 150 + 1000 + 300) << dump(shim);
+  EXPECT_GE(p.copied_bytes, 10u) << dump(shim);
+  // Exactly the 1000-byte block at the end: LeakSanitizer's usable size is
+  // the request, and every block made before the constructor was settled.
+  EXPECT_EQ(p.heap_at_exit_blocks, 1u) << dump(shim);
+  EXPECT_EQ(p.heap_at_exit_bytes, 1000u) << dump(shim);
+}
+
+TEST(ShimAllocator, ThreadSanitizerRuntimeAfterTheShimStartsAndIsCounted) {
+  TempDir dir;
+  ShimRun shim = run(dir, "tsan_threads", ACCOUNT_SHIM_PATH);
+  ASSERT_EQ(shim.result.status, 0) << dump(shim);
+  EXPECT_EQ(shim.result.out, "ok\n");
+  EXPECT_EQ(shim.result.err, "");
+  ASSERT_EQ(shim.records.processes.size(), 1u) << dump(shim);
+  const ProcessRecord& p = shim.records.processes.front();
+  EXPECT_TRUE(p.malloc_interposed) << dump(shim);
+  EXPECT_GE(p.malloc_calls, 4u) << dump(shim);  // each thread's 100 bytes, and the runtime's
+  EXPECT_GE(p.malloc_bytes, 400u) << dump(shim);
+  EXPECT_GE(p.free_calls, 4u) << dump(shim);
+}
+
+// AddressSanitizer refuses to start behind another preloaded library unless
+// told not to check (verify_asan_link_order=0); told so, it runs.
+TEST(ShimAllocator, AddressSanitizerRuntimeAfterTheShimRunsWhenToldNotToCheckTheOrder) {
+  TempDir dir;
+  ProgramOptions options;
+  options.env = clean_env({{"ACCOUNT_OUTPUT", dir.file("records.jsonl")},
+                           {"LD_PRELOAD", ACCOUNT_SHIM_PATH},
+                           {"ASAN_OPTIONS", "verify_asan_link_order=0"}});
+  options.timeout_s = 60;
+  ProgramResult result = run_program({test_program("asan_copy")}, options);
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(result.out, "sum 14\n");
+  EXPECT_EQ(result.err, "");
+  RecordFile f = read_records(dir.file("records.jsonl"));
+  ASSERT_EQ(f.processes.size(), 1u) << slurp(dir.file("records.jsonl"));
+  const ProcessRecord& p = f.processes.front();
+  EXPECT_TRUE(p.malloc_interposed);
+  EXPECT_GE(p.malloc_bytes, 10000u);  // its two blocks of 5000
+  EXPECT_GE(p.copied_bytes, 5000u);   // and the copy of one into the other
+  EXPECT_GE(p.free_calls, 2u);
+}
+#endif
 
 }  // namespace
 }  // namespace account::testing
