@@ -9,17 +9,17 @@ void TreeSampler::watch_from_outside(TreeObserver* observer) {
 }
 
 void TreeSampler::adopt(pid_t pid) {
-  recorded_.erase(pid);  // a fork: a new process, whatever had the pid before
-  proc_of(pid);
+  if (!recorded_already(pid)) proc_of(pid);
 }
 
-bool TreeSampler::recorded_zombie(pid_t pid) {
-  if (!recorded_.count(pid)) return false;
-  if (proc_tree_.running(pid)) {
-    recorded_.erase(pid);  // the pid was handed out again
-    return false;
-  }
-  return true;
+bool TreeSampler::recorded_already(pid_t pid) {
+  auto it = recorded_.find(pid);
+  if (it == recorded_.end()) return false;
+  CpuAndExit now;
+  if (!proc_tree_.stat(pid, &now)) return true;  // gone: nothing to meet
+  if (now.start_ticks == it->second) return true;
+  recorded_.erase(it);  // the pid was handed out again
+  return false;
 }
 
 void TreeSampler::image_replaced(pid_t pid) {

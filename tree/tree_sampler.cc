@@ -122,7 +122,7 @@ void TreeSampler::end_proc(pid_t pid) {
   if (p->had_children) reread_root_ = true;  // they are account run's now
   if (observer_ && p->found && p->images.empty()) {
     p->found = false;
-    recorded_.insert(pid);
+    recorded_[pid] = p->watch.cpu.start_ticks;
     observer_->image_ended(pid, p->watch, p->own,
                            classify_tree_death(reader_, &p->watch, pid, Writer::kWatch, heard_));
   }

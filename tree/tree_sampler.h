@@ -209,7 +209,11 @@ class TreeSampler {
   bool of_this_tree(const ImageName& id);
   void end_proc(pid_t pid);
   void forget_image(Image* image);
-  bool recorded_zombie(pid_t pid);
+  /// Whether the process now under `pid` (if any) is one already ended and
+  /// recorded: a zombie its parent has not reaped, met again by a walk, or by
+  /// a fork event read after its end. Told by its start time, as a pid the
+  /// kernel hands out again names a process that started later.
+  bool recorded_already(pid_t pid);
   /// The sampler follows a process under `pid` that has not ended.
   bool following(pid_t pid) const;
   std::vector<pid_t> children(pid_t pid, ChildrenFile* file);
@@ -251,10 +255,10 @@ class TreeSampler {
   /// never looked at again.
   std::set<std::string> foreign_;
   uint64_t last_end_ns_ = 0;
-  TreeObserver* observer_ = nullptr;  // set: watched from outside
-  std::set<pid_t> recorded_;          // ended and recorded: a zombie is not found again
-  ChildrenFile root_children_;        // root_'s, when it is not watched itself
-  std::vector<pid_t> root_kids_;      // its children at the last read
+  TreeObserver* observer_ = nullptr;    // set: watched from outside
+  std::map<pid_t, uint64_t> recorded_;  // ended and recorded: pid -> its start_ticks
+  ChildrenFile root_children_;          // root_'s, when it is not watched itself
+  std::vector<pid_t> root_kids_;        // its children at the last read
   bool reread_root_ = false;
   bool root_ended_ = false;
   int loadavg_fd_ = -1;         // /proc/loadavg, for the last pid handed out

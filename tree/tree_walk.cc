@@ -35,7 +35,7 @@ void TreeSampler::tick() {
     while (!pending.empty()) {
       pid_t pid = pending.back();
       pending.pop_back();
-      if (walked.count(pid) || (observer_ && recorded_zombie(pid))) continue;
+      if (walked.count(pid) || (observer_ && recorded_already(pid))) continue;
       if (!observer_ && !meet_at_once_ && !procs_.count(pid) && !sighted_.count(pid)) {
         // Sighted for the first time and without an image file: nearly always
         // a child between its fork and its image file, or one that is

@@ -26,6 +26,8 @@ FakeTree::Process* FakeTree::find(pid_t pid) {
 FakeTree::Process& FakeTree::fork(pid_t parent, pid_t pid, uint64_t size_mib,
                                   uint64_t resident_mib) {
   Process& p = procs_[pid];
+  p = Process{};
+  p.start_ticks = 1000 + ++forks_;
   p.parent = parent;
   p.size_pages = size_mib * kPagesPerMiB;
   p.resident_pages = resident_mib * kPagesPerMiB;
@@ -88,6 +90,10 @@ bool FakeTree::stat(pid_t pid, CpuAndExit* out) {
   if (!p) return false;
   std::string text = stat_text(p->zombie ? 'Z' : 'S', p->utime, 0, p->wait_status);
   text.replace(text.find("(my (prog))"), 11, "(" + p->comm + ")");
+  // Field 22, the start time: the 20th after the one that closes the name.
+  size_t at = text.rfind(')') + 1;
+  for (int field = 2; field < 22; ++field) at = text.find(' ', at) + 1;
+  text.replace(at, text.find(' ', at) - at, std::to_string(p->start_ticks));
   return parse_stat(text.c_str(), out);
 }
 

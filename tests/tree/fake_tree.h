@@ -29,7 +29,8 @@ class FakeTree final : public ProcReader, public ProcTree {
     std::string cmdline = std::string("prog\0--flag\0", 12);
     bool zombie = false;
     int wait_status = 0;
-    uint64_t utime = 0;  // clock ticks
+    uint64_t utime = 0;        // clock ticks
+    uint64_t start_ticks = 0;  // when it was forked: a pid handed out again starts later
     std::vector<pid_t> children;
     int pidfd = -1;  // an eventfd, written when the process ends
   };
@@ -74,6 +75,7 @@ class FakeTree final : public ProcReader, public ProcTree {
   Process* find(pid_t pid);
   std::map<pid_t, Process> procs_;
   uint64_t last_pid_ = 300;
+  uint64_t forks_ = 0;
 };
 
 }  // namespace account
