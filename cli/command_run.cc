@@ -309,9 +309,10 @@ int command_run(const Args& args) {
     if (without_shim > 0 && !warned_without_shim) {
       warned_without_shim = true;
       fmt::print(stderr,
-                 "account run: {} (static or set-user-ID programs, ones that dropped root, or "
-                 "ones started with an LD_PRELOAD without the shim): their Copied and Malloc are "
-                 "unknown\n",
+                 "account run: {} (static or set-user-ID programs, ones that dropped root, ones "
+                 "started with an LD_PRELOAD without the shim, or ones that stopped before the "
+                 "shim started, as an ASan build does without its runtime preloaded): their "
+                 "Copied and Malloc are unknown\n",
                  without_shim_note(without_shim, processes));
     }
     if (read_figures) {
