@@ -16,6 +16,20 @@ size_t display_width(std::string_view text) {
   }));
 }
 
+std::string elide_middle(const std::string& text, size_t max) {
+  size_t chars = display_width(text);
+  if (chars <= max) return text;
+  // The byte offset of character `n` (UTF-8: continuation bytes start none).
+  auto offset = [&](size_t n) {
+    size_t at = 0;
+    for (size_t seen = 0; at < text.size(); ++at)
+      if ((static_cast<unsigned char>(text[at]) & 0xC0) != 0x80 && seen++ == n) break;
+    return at;
+  };
+  size_t head = (max - 1) * 2 / 3, tail = max - 1 - head;
+  return text.substr(0, offset(head)) + "\u2026" + text.substr(offset(chars - tail));
+}
+
 int nonzero_decimals(double v, int decimals) {
   if (v == 0 || !std::isfinite(v)) return decimals;
   return std::max(decimals, std::min(17, int(-std::floor(std::log10(std::abs(v))))));

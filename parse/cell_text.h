@@ -19,6 +19,9 @@ size_t display_width(std::string_view text);
 /// The text of one cell as the table and Markdown show it (its mark included).
 std::string display_text(const Cell& cell, const Column& column);
 
+/// `text` in at most `max` characters (max >= 3): its start, "…" and its end.
+std::string elide_middle(const std::string& text, size_t max);
+
 /// The columns the text table, Markdown and HTML show, in order.
 std::vector<size_t> visible_columns(const Table& table);
 

@@ -51,6 +51,9 @@ void add_label_columns(Table& t) {
   test.width = 15;
   Column op = text_column("operation", "Operation", "Operation", 1);
   op.width = 9;
+  // An unlabelled run's operation is its command line: thousands of
+  // characters for some (a test suite's), which would widen every line.
+  op.max_width = 60;
   t.columns.push_back(test);
   t.columns.push_back(op);
 }

@@ -24,6 +24,10 @@ struct Column {
   bool in_table = true;          ///< shown in the text table and Markdown
   bool hide_when_empty = false;  ///< left out of table and Markdown when no row has a value
   bool machine_last = false;     ///< in CSV and JSON after every other column
+  /// The widest the text table shows a text cell (0: as wide as it is); a
+  /// longer one keeps its start and end around "…". CSV, JSON, Markdown and
+  /// HTML carry it whole.
+  size_t max_width = 0;
 };
 
 /// A heading over several adjacent columns on the first heading line, placed

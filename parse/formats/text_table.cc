@@ -13,6 +13,11 @@ void put(std::string& line, size_t at, const std::string& text) {
     if (text[i] != ' ') line[at + i] = text[i];
 }
 
+std::string cell_text(const Cell& cell, const Column& column) {
+  std::string text = display_text(cell, column);
+  return column.max_width ? elide_middle(text, column.max_width) : text;
+}
+
 class TextTableFormat : public TableFormat {
  public:
   std::string render(const Table& t) const override {
@@ -22,8 +27,7 @@ class TextTableFormat : public TableFormat {
       const Column& col = t.columns[cols[i]];
       sep[i] = i == 0 ? 0 : col.sep;
       size_t w = col.width;
-      for (const Row& r : t.rows)
-        w = std::max(w, display_width(display_text(r.cells[cols[i]], col)));
+      for (const Row& r : t.rows) w = std::max(w, display_width(cell_text(r.cells[cols[i]], col)));
       for (const std::string* h : {&col.heading1, &col.heading2}) {
         size_t need =
             col.align == Align::kRight && h->size() > sep[i] ? h->size() - sep[i] : h->size();
@@ -95,7 +99,7 @@ class TextTableFormat : public TableFormat {
       std::string line;
       for (size_t i = 0; i < cols.size(); ++i) {
         const Column& col = t.columns[cols[i]];
-        std::string text = display_text(r.cells[cols[i]], col);
+        std::string text = cell_text(r.cells[cols[i]], col);
         size_t shift = line.size() - display_width(line);
         line.resize(start[i] + shift, ' ');
         place(line, i, text, col.align == Align::kCenter ? Align::kLeft : col.align, shift);

@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <regex>
+#include <sstream>
 
 #include "comma_list.h"
 #include "commands/compare.h"
@@ -96,6 +98,35 @@ TEST(Report, ByProcess) {
   expect_golden("ops.by-process.txt", r.out);
   o.format = Format::kCsv;
   expect_golden("ops.by-process.csv", testing::report(o).out);
+}
+
+// An unlabelled run's operation is its command line, thousands of characters
+// for a test suite's: the text table shows 60 of them (its start, "…", its
+// end), so its lines stay as wide as the table's; CSV carries it whole (217
+// thousand processes of git's test suite made a 3.5 GB table of 16-KB lines).
+TEST(Report, ALongCommandLineIsCutInTheTableOnly) {
+  std::string args = "--opt-" + std::string(3000, 'x') + "-end";
+  // ops.jsonl's first record, unlabelled, with the long command line.
+  std::ifstream in(data_path("ops.jsonl"));
+  std::string record;
+  std::getline(in, record);
+  std::string labels = R"("argv":["git","add","."],"test":"alpha","op":"add")";
+  ASSERT_NE(record.find(labels), std::string::npos);
+  record.replace(record.find(labels), labels.size(),
+                 R"("argv":["prog",")" + args + R"("],"test":"","op":"")");
+  testing::TempFile file(record + "\n");
+  ReportOptions o;
+  o.files = {file.path()};
+  o.by_process = true;
+  Outcome table = testing::report(o);
+  ASSERT_EQ(table.status, 0);
+  std::string cut = "prog --opt-" + std::string(28, 'x') + "\u2026" + std::string(16, 'x') + "-end";
+  EXPECT_NE(table.out.find("  " + cut + "  "), std::string::npos) << table.out;
+  std::istringstream lines(table.out);
+  for (std::string line; std::getline(lines, line);) EXPECT_LT(line.size(), 200u) << line;
+  o.format = Format::kCsv;
+  Outcome csv = testing::report(o);
+  EXPECT_NE(csv.out.find("prog " + args), std::string::npos);
 }
 
 TEST(Report, PercentilesOfWallTime) {
