@@ -39,14 +39,24 @@ class Heard final : public TreeObserver {
   void image_running(pid_t, const ProcessWatch&, const SampledPeaks&) override {}
 };
 
-TEST(TreeWatchFromOutside, TheRootItsChildrenAndOrphansUntilEachEnds) {
+// The watched server, 200 (5 MiB), and its child 201 (10 MiB), watched from outside.
+struct WatchedServer {
   FakeTree proc;
-  proc.fork(0, 200, 5, 2);  // the watched server
-  proc.fork(200, 201, 10, 4);
-  proc.fork(201, 202, 20, 4);
   Heard heard;
-  TreeSampler tree(200, "", nullptr, proc, proc);
-  tree.watch_from_outside(&heard);
+  TreeSampler tree{200, "", nullptr, proc, proc};
+  WatchedServer() {
+    proc.fork(0, 200, 5, 2);
+    proc.fork(200, 201, 10, 4);
+    tree.watch_from_outside(&heard);
+  }
+};
+
+TEST(TreeWatchFromOutside, TheRootItsChildrenAndOrphansUntilEachEnds) {
+  WatchedServer w;
+  FakeTree& proc = w.proc;
+  Heard& heard = w.heard;
+  TreeSampler& tree = w.tree;
+  proc.fork(201, 202, 20, 4);
   // From outside nothing waits for a second sighting: all found at once.
   tree.tick();
   EXPECT_EQ(heard.found, (std::vector<pid_t>{200, 201, 202}));
@@ -83,12 +93,10 @@ TEST(TreeWatchFromOutside, TheRootItsChildrenAndOrphansUntilEachEnds) {
 // it, read late, names it again (1 or 2 of 1000 short children, under load,
 // were recorded twice). A new process under the same pid is a new one.
 TEST(TreeWatchFromOutside, AnEndedChildIsRecordedOnceUntilItsPidIsHandedOutAgain) {
-  FakeTree proc;
-  proc.fork(0, 200, 5, 2);
-  proc.fork(200, 201, 10, 4);
-  Heard heard;
-  TreeSampler tree(200, "", nullptr, proc, proc);
-  tree.watch_from_outside(&heard);
+  WatchedServer w;
+  FakeTree& proc = w.proc;
+  Heard& heard = w.heard;
+  TreeSampler& tree = w.tree;
   tree.tick();
   EXPECT_EQ(heard.found, (std::vector<pid_t>{200, 201}));
   proc.end(201, 0);  // a zombie: 200 has not reaped it
