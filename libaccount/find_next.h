@@ -28,7 +28,6 @@ inline constexpr const char* kGlibcAlignedAllocVersion = "GLIBC_2.17";
 inline constexpr const char* kGlibcBaseVersion = nullptr;
 inline constexpr const char* kGlibcAlignedAllocVersion = nullptr;
 #endif
-inline constexpr const char* kGlibcMallocVersion = kGlibcBaseVersion;
 
 // A library may define a function at a hidden version only (glibc's
 // libc_malloc_debug.so: malloc@GLIBC_2.2.5, no default). An unversioned lookup

@@ -85,8 +85,8 @@ uint32_t find_program_malloc() {
   void* own = reinterpret_cast<void*>(&account_own_malloc);
   void* found = dlsym(RTLD_DEFAULT, "malloc");
   if (found == own)
-    return versioned_definition_precedes("malloc", kGlibcMallocVersion, own) ? kMallocIsAnothers
-                                                                             : kMallocIsTheShims;
+    return versioned_definition_precedes("malloc", kGlibcBaseVersion, own) ? kMallocIsAnothers
+                                                                           : kMallocIsTheShims;
   Dl_info info;
   void* entry = nullptr;  // the ElfW(Sym) dladdr1 matched
   if (found && dladdr1(found, &info, &entry, RTLD_DL_SYMENT) && entry &&

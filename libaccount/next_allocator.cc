@@ -52,9 +52,9 @@ void find_bound(F* slot, const char* name, const char* version) {
 // unversioned lookups alone.
 void resolve() {
   bool versions_differ = false;
-  if (void* f = next_definition("malloc", kGlibcMallocVersion, &versions_differ))
+  if (void* f = next_definition("malloc", kGlibcBaseVersion, &versions_differ))
     g_next.malloc = reinterpret_cast<void* (*)(size_t)>(f);
-  const char* v = versions_differ ? kGlibcMallocVersion : nullptr;
+  const char* v = versions_differ ? kGlibcBaseVersion : nullptr;
   find_bound(&g_next.free, "free", v);
   find_bound(&g_next.calloc, "calloc", v);
   find_bound(&g_next.realloc, "realloc", v);
