@@ -48,7 +48,7 @@ std::string joined(const std::vector<std::string>& argv) {
   return out;
 }
 
-ProcessRow row_of(const ProcessRecord& p, const ProcFigures& f) {
+ProcessRow row_of(const ProcessRecord& p, const ProcFigures& f, bool with_record) {
   ProcessRow r;
   r.pid = p.pid;
   size_t slash = p.exe.rfind('/');
@@ -56,7 +56,7 @@ ProcessRow row_of(const ProcessRecord& p, const ProcFigures& f) {
   r.argv0 = p.argv.empty() ? std::string() : p.argv[0];
   r.end = p.end;
   r.figures = own_figures(f);
-  r.record = std::make_shared<const ProcessRecord>(p);
+  if (with_record) r.record = std::make_shared<const ProcessRecord>(p);
   return r;
 }
 
@@ -395,7 +395,7 @@ struct OpState {
 }  // namespace
 
 struct Aggregator::State {
-  bool keep_processes = false;
+  Kept kept = Kept::kRuns;
   std::vector<OpState> ops;
   std::unordered_map<std::string, size_t> index;  // test '\0' op '\0' host -> ops
   // The (test, op) pairs in order of first appearance, each with its hosts' ops.
@@ -449,8 +449,8 @@ void split_by_command(Operation&& all, std::vector<Operation>* out) {
 }
 }  // namespace
 
-Aggregator::Aggregator(bool keep_processes) : state_(std::make_unique<State>()) {
-  state_->keep_processes = keep_processes;
+Aggregator::Aggregator(Kept kept) : state_(std::make_unique<State>()) {
+  state_->kept = kept;
 }
 Aggregator::~Aggregator() = default;
 
@@ -459,7 +459,9 @@ void Aggregator::add(const Record& record) {
     OpState& op = state_->op_of(p->test, p->op, p->host);
     Pending item{figures_of(*p, p->test.empty() && p->op.empty() ? joined(p->argv) : std::string()),
                  nullptr};
-    if (state_->keep_processes) item.row = std::make_unique<ProcessRow>(row_of(*p, item.figures));
+    if (state_->kept != Kept::kRuns)
+      item.row = std::make_unique<ProcessRow>(
+          row_of(*p, item.figures, state_->kept == Kept::kProcessRecords));
     if (RunAcc* run = op.window_of(p->start_ns)) {
       op.add_to(*run, std::move(item));
       return;

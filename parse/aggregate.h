@@ -74,7 +74,8 @@ struct ProcessRow {
   /// The image's own figures (figures.h: a process's values), as a run of one
   /// process (shim_processes 1, or processes_without_shim 1).
   RunFigures figures;
-  /// The whole record (start, end, argv, timeline) for charts.
+  /// The whole record (start, end, argv, timeline) for charts; null unless
+  /// the Aggregator keeps records (Kept::kProcessRecords).
   std::shared_ptr<const ProcessRecord> record;
 };
 
@@ -116,9 +117,16 @@ RunFigures median_of_runs(const std::vector<RunFigures>& runs);
 /// CPU of a process that exec'd: the kernel's counters survive exec, so the next
 /// image's record already includes the CPU of the one before; an `exec` record's
 /// CPU counts only when no later image of that pid is recorded in the same run.
+/// What an Aggregator keeps beside each run's figures.
+enum class Kept {
+  kRuns,            ///< the figures only (the operation table)
+  kProcessRows,     ///< and a ProcessRow per image, without its record (--by process)
+  kProcessRecords,  ///< and each row's whole record (charts, exports)
+};
+
 class Aggregator {
  public:
-  explicit Aggregator(bool keep_processes = false);
+  explicit Aggregator(Kept kept = Kept::kRuns);
   ~Aggregator();
   Aggregator(const Aggregator&) = delete;
   Aggregator& operator=(const Aggregator&) = delete;

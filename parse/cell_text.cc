@@ -47,7 +47,7 @@ std::string cell_text(const Cell& cell, const Column& column) {
     case Cell::Kind::kEmpty:
       return {};
     case Cell::Kind::kText:
-      return escape_control(cell.text);  // a row stays one line
+      return escape_control(cell.text.str());  // a row stays one line
     case Cell::Kind::kNumber:
       return fmt::format("{:.{}f}", cell.number, column.decimals);
     case Cell::Kind::kInteger:

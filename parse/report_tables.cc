@@ -113,12 +113,13 @@ Table process_table(const std::vector<Operation>& ops, const ExtraColumns& extra
   t.columns.push_back(text_column("program", "Program", "Program"));
   t.columns.push_back(text_column("argv0", "argv[0]", "argv[0]"));
   for (const Operation& o : ops) {
+    CellText test(o.test), op(o.op);  // one copy for the operation's rows
     for (size_t run = 0; run < o.runs.size(); ++run) {
       for (const ProcessRow& p : o.runs[run].process_rows) {
         Row r;
         r.group = o.test;
-        r.cells.push_back(Cell::of_text(o.test));
-        r.cells.push_back(Cell::of_text(o.op));
+        r.cells.push_back(Cell::of_text(test));
+        r.cells.push_back(Cell::of_text(op));
         add_figures(r, p.figures, extra);
         r.cells.push_back(Cell::of_integer(int64_t(run + 1)));
         r.cells.push_back(Cell::of_integer(p.pid));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,27 +39,46 @@ struct Span {
   Align align = Align::kRight;
 };
 
+/// A cell's text, shared by every cell made from one copy: an operation's
+/// name, which may be a long command line, is stored once however many
+/// process rows show it.
+class CellText {
+ public:
+  CellText() = default;
+  explicit CellText(std::string s) : text_(std::make_shared<const std::string>(std::move(s))) {}
+  const std::string& str() const { return text_ ? *text_ : empty_string(); }
+
+ private:
+  static const std::string& empty_string() {
+    static const std::string empty;
+    return empty;
+  }
+  std::shared_ptr<const std::string> text_;
+};
+
 struct Cell {
   /// kUnknown: a figure nobody counted ("–" in tables, empty in CSV, null in
   /// JSON), never printed as 0.
   enum class Kind { kEmpty, kText, kNumber, kInteger, kPercent, kNotApplicable, kUnknown };
   Kind kind = Kind::kEmpty;
-  std::string text;
+  /// A percent beyond noise: printed with the digits it needs to be non-zero.
+  bool significant = false;
+  CellText text;
   double number = 0;
   int64_t integer = 0;
   /// Appended to the cell in the text table and Markdown only (compare's
-  /// verdict marks: "*", "~"); CSV and JSON carry the same in their own fields.
-  std::string mark;
-  /// A percent beyond noise: printed with the digits it needs to be non-zero.
-  bool significant = false;
+  /// verdict marks: "*", "~"; a static string); CSV and JSON carry the same in
+  /// their own fields.
+  const char* mark = "";
 
   static Cell empty() { return {}; }
-  static Cell of_text(std::string s) { return {Kind::kText, std::move(s), 0, 0, {}, false}; }
-  static Cell of_number(double v) { return {Kind::kNumber, {}, v, 0, {}, false}; }
-  static Cell of_integer(int64_t v) { return {Kind::kInteger, {}, 0, v, {}, false}; }
-  static Cell of_percent(double v) { return {Kind::kPercent, {}, v, 0, {}, false}; }
-  static Cell not_applicable() { return {Kind::kNotApplicable, {}, 0, 0, {}, false}; }
-  static Cell unknown() { return {Kind::kUnknown, {}, 0, 0, {}, false}; }
+  static Cell of_text(std::string s) { return of_text(CellText(std::move(s))); }
+  static Cell of_text(CellText s) { return {Kind::kText, false, std::move(s), 0, 0, ""}; }
+  static Cell of_number(double v) { return {Kind::kNumber, false, {}, v, 0, ""}; }
+  static Cell of_integer(int64_t v) { return {Kind::kInteger, false, {}, 0, v, ""}; }
+  static Cell of_percent(double v) { return {Kind::kPercent, false, {}, v, 0, ""}; }
+  static Cell not_applicable() { return {Kind::kNotApplicable, false, {}, 0, 0, ""}; }
+  static Cell unknown() { return {Kind::kUnknown, false, {}, 0, 0, ""}; }
 };
 
 struct Row {

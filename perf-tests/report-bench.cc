@@ -1,10 +1,13 @@
 // report-bench: writes N synthetic records (process records of realistic size, in
 // runs closed by tree records, as `account run --repeat` writes them), then runs
 // `account report` on them once and prints its wall time, CPU time and peak
-// resident size, measured by wait4 on that one run.
+// resident size, measured by wait4 on that one run. With --against, another
+// build's `account` reads the same file right after, and the ratios of the two
+// are printed.
 //
 //   report-bench [--records N] [--tests T] [--ops O] [--runs R] [--file PATH]
-//                [--account PATH] [--format table|csv|json|markdown] [--keep]
+//                [--account PATH] [--against PATH] [--format table|csv|json|markdown]
+//                [--by process|host] [--keep]
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/resource.h>
@@ -26,14 +29,17 @@ struct Options {
   unsigned tests = 20, ops = 5, runs = 10;
   std::string file = "/tmp/account-report-bench.jsonl";
   std::string account = ACCOUNT_CLI;
+  std::string against;  // another build's account, measured on the same file
   std::string format = "table";
+  std::string by;  // --by process|host, or the default table
   bool keep = false;
 };
 
 [[noreturn]] void usage(const char* why) {
   fmt::print(stderr,
              "report-bench: {}\nusage: report-bench [--records N] [--tests T] [--ops O] "
-             "[--runs R] [--file PATH] [--account PATH] [--format F] [--keep]\n",
+             "[--runs R] [--file PATH] [--account PATH] [--against PATH] [--format F] [--by B] "
+             "[--keep]\n",
              why);
   std::exit(1);
 }
@@ -58,8 +64,12 @@ Options parse(int argc, char** argv) {
       o.file = value();
     else if (a == "--account")
       o.account = value();
+    else if (a == "--against")
+      o.against = value();
     else if (a == "--format")
       o.format = value();
+    else if (a == "--by")
+      o.by = value();
     else if (a == "--keep")
       o.keep = true;
     else
@@ -115,6 +125,37 @@ uint64_t generate(const Options& o) {
   return written;
 }
 
+struct Measured {
+  int exit = -1;
+  double wall_s = 0, cpu_s = 0, rss_mib = 0;
+};
+
+// One `account report` of the file by `account`, its output to /dev/null.
+Measured measure(const Options& o, const std::string& account) {
+  std::vector<const char*> args{account.c_str(), "report", "--format", o.format.c_str()};
+  if (!o.by.empty()) args.insert(args.end(), {"--by", o.by.c_str()});
+  args.push_back(o.file.c_str());
+  args.push_back(nullptr);
+  auto t0 = std::chrono::steady_clock::now();
+  pid_t child = fork();
+  if (child == 0) {
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) dup2(null, 1);
+    execv(account.c_str(), const_cast<char* const*>(args.data()));
+    std::_Exit(127);
+  }
+  int status = 0;
+  rusage ru{};
+  wait4(child, &status, 0, &ru);
+  Measured m;
+  m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  m.cpu_s = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+            double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  m.rss_mib = double(ru.ru_maxrss) / 1024.0;
+  m.exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return m;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -128,25 +169,19 @@ int main(int argc, char** argv) {
              processes, uint64_t(o.tests) * o.ops * o.runs, double(st.st_size) / 1e6, gen_s,
              o.file);
 
-  auto t0 = std::chrono::steady_clock::now();
-  pid_t child = fork();
-  if (child == 0) {
-    int null = open("/dev/null", O_WRONLY);
-    if (null >= 0) dup2(null, 1);
-    execl(o.account.c_str(), o.account.c_str(), "report", "--format", o.format.c_str(),
-          o.file.c_str(), static_cast<char*>(nullptr));
-    std::_Exit(127);
-  }
-  int status = 0;
-  rusage ru{};
-  wait4(child, &status, 0, &ru);
-  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  double cpu = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-               double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  Measured m = measure(o, o.account);
   fmt::print(
       "account report: exit {}, wall {:.2f} s, cpu {:.2f} s, peak RSS {:.1f} MiB, {:.0f} MB/s\n",
-      WIFEXITED(status) ? WEXITSTATUS(status) : -1, wall, cpu, double(ru.ru_maxrss) / 1024.0,
-      double(st.st_size) / 1e6 / wall);
+      m.exit, m.wall_s, m.cpu_s, m.rss_mib, double(st.st_size) / 1e6 / m.wall_s);
+  bool ok = m.exit == 0;
+  if (!o.against.empty()) {
+    Measured a = measure(o, o.against);
+    fmt::print("--against {}: exit {}, wall {:.2f} s, cpu {:.2f} s, peak RSS {:.1f} MiB\n",
+               o.against, a.exit, a.wall_s, a.cpu_s, a.rss_mib);
+    fmt::print("this build over --against: wall {:.3f}x, cpu {:.3f}x, peak RSS {:.3f}x\n",
+               m.wall_s / a.wall_s, m.cpu_s / a.cpu_s, m.rss_mib / a.rss_mib);
+    ok = ok && a.exit == 0;
+  }
   if (!o.keep) unlink(o.file.c_str());
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+  return ok ? 0 : 1;
 }

@@ -30,7 +30,8 @@ int run_compare(const CompareOptions& options, const ByteSink& out, const Messag
   std::optional<TimelineSpool> spool;
   if (format_entry(options.format).draws) spool.emplace();
   for (Input& in : inputs) {
-    aggregators.push_back(std::make_unique<Aggregator>(format_entry(options.format).draws));
+    aggregators.push_back(std::make_unique<Aggregator>(
+        format_entry(options.format).draws ? Kept::kProcessRecords : Kept::kRuns));
     if (!in.reader) {  // missing
       ops.emplace_back();
       continue;

@@ -39,7 +39,7 @@ int export_readers(const ExportOptions& options,
   std::vector<ProcessBacktraces> backtraces;
   std::optional<TimelineSpool> spool;
   if (format.draws) input.spool = &spool.emplace();
-  Aggregator aggregator(/*keep_processes=*/true);
+  Aggregator aggregator(Kept::kProcessRecords);
   // Reading, messages and statuses as account report's (parse/report.cc, read_inputs).
   uint64_t records = 0, bad = 0;
   BadLineMessages bad_lines(err);

@@ -51,7 +51,9 @@ int run_report(const ReportOptions& options, const ByteSink& out, const MessageS
   // A page draws the operation table's charts: processes and timelines kept.
   bool page =
       (format_entry(options.format).draws || !options.chart.empty()) && operation_table_only;
-  Aggregator aggregator(options.by_process || page);
+  Aggregator aggregator(page                 ? Kept::kProcessRecords
+                        : options.by_process ? Kept::kProcessRows
+                                             : Kept::kRuns);
   for (Input& in : inputs) in.into = &aggregator;
   std::optional<TimelineSpool> spool;
   int status = read_inputs(inputs, options.strict, err, page ? &spool.emplace() : nullptr);

@@ -243,7 +243,7 @@ Table compare_table(const std::vector<std::string>& names,
           }
           Cell cell = c.change_pct ? Cell::of_percent(*c.change_pct) : Cell::not_applicable();
           if (verdict) cell.mark = mark_of(c.estimate.verdict);
-          cell.significant = verdict && cell.mark == std::string("*");
+          cell.significant = verdict && std::string_view(cell.mark) == "*";
           r.cells.push_back(cell);
           if (c.estimate.verdict != Verdict::kTooFewRuns)
             interval.cells[r.cells.size() - 1] = Cell::of_text(interval_text(c));

@@ -27,7 +27,7 @@ std::optional<size_t> column(const Table& t, const std::string& key) {
 std::string cell_text(const Table& t, const Row& r, std::optional<size_t> c) {
   if (!c || *c >= r.cells.size()) return "";
   const Cell& cell = r.cells[*c];
-  return cell.kind == Cell::Kind::kText ? cell.text : display_text(cell, t.columns[*c]);
+  return cell.kind == Cell::Kind::kText ? cell.text.str() : display_text(cell, t.columns[*c]);
 }
 
 // The table's rows of one (test, operation), in order.

@@ -15,8 +15,8 @@ namespace {
 // The table row of an operation: matched by its test and operation cells.
 std::optional<size_t> row_of(const Table& t, const Operation& op) {
   for (size_t i = 0; i < t.rows.size(); ++i)
-    if (t.rows[i].cells.size() >= 2 && t.rows[i].cells[0].text == op.test &&
-        t.rows[i].cells[1].text == op.op)
+    if (t.rows[i].cells.size() >= 2 && t.rows[i].cells[0].text.str() == op.test &&
+        t.rows[i].cells[1].text.str() == op.op)
       return i;
   return std::nullopt;
 }

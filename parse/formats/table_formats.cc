@@ -45,7 +45,7 @@ std::string machine_value(const Cell& cell, std::string (*quote)(const std::stri
                           const char* missing) {
   switch (cell.kind) {
     case Cell::Kind::kText:
-      return quote(cell.text);
+      return quote(cell.text.str());
     case Cell::Kind::kNumber:
     case Cell::Kind::kPercent:
       // JSON has no infinity or NaN: such a figure is not known.

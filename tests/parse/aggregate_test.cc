@@ -12,11 +12,11 @@ namespace {
 
 constexpr uint64_t kMiB = 1 << 20;
 
-std::vector<Operation> aggregate_file(const std::string& name, bool keep = false) {
+std::vector<Operation> aggregate_file(const std::string& name, Kept kept = Kept::kRuns) {
   std::string error;
   auto reader = LineReader::open(testing::data_path(name), &error);
   EXPECT_TRUE(reader) << error;
-  Aggregator a(keep);
+  Aggregator a(kept);
   ReadSummary s;
   read_records(
       *reader, false, [&](Record&& r) { a.add(r); },
@@ -430,7 +430,7 @@ TEST(Aggregate, AnonIsTheLargerOfTheTreePeakAndTheLargestProcess) {
 }
 
 TEST(Aggregate, AnonFromRecordsWithAndWithoutTheKey) {
-  auto ops = aggregate_file("anon.jsonl", true);
+  auto ops = aggregate_file("anon.jsonl", Kept::kProcessRows);
   ASSERT_EQ(ops.size(), 3u);
   EXPECT_EQ(ops[0].runs[0].anon_bytes, uint64_t(38.5 * kMiB));   // compile: the tree's
   EXPECT_EQ(ops[0].runs[0].resident_bytes, 52 * kMiB);           // the same rule
@@ -443,14 +443,24 @@ TEST(Aggregate, AnonFromRecordsWithAndWithoutTheKey) {
 }
 
 TEST(Aggregate, KeepsProcessRowsOnlyWhenAsked) {
-  auto ops = aggregate_file("ops.jsonl", true);
+  auto ops = aggregate_file("ops.jsonl", Kept::kProcessRows);
   ASSERT_EQ(ops[1].runs[0].process_rows.size(), 4u);
   const ProcessRow& sh = ops[1].runs[0].process_rows[0];
   EXPECT_EQ(sh.pid, 200);
   EXPECT_EQ(sh.program, "sh");
   EXPECT_EQ(sh.argv0, "sh");
   EXPECT_EQ(sh.end, "exec");
-  EXPECT_TRUE(aggregate_file("ops.jsonl", false)[1].runs[0].process_rows.empty());
+  EXPECT_EQ(sh.record, nullptr);  // --by process: the rows' cells only
+  EXPECT_TRUE(aggregate_file("ops.jsonl")[1].runs[0].process_rows.empty());
+}
+
+TEST(Aggregate, KeepsTheWholeRecordsOnlyWhenAsked) {
+  auto ops = aggregate_file("ops.jsonl", Kept::kProcessRecords);
+  ASSERT_EQ(ops[1].runs[0].process_rows.size(), 4u);
+  const ProcessRow& sh = ops[1].runs[0].process_rows[0];
+  ASSERT_NE(sh.record, nullptr);
+  EXPECT_EQ(sh.record->pid, 200);
+  EXPECT_EQ(sh.record->argv, (std::vector<std::string>{"sh", "-c", "git commit"}));
 }
 
 }  // namespace

@@ -42,7 +42,7 @@ std::vector<Operation> aggregate(const std::string& path) {
   std::string error;
   auto reader = LineReader::open(path, &error);
   EXPECT_TRUE(reader) << error;
-  Aggregator aggregator(/*keep_processes=*/true);
+  Aggregator aggregator(Kept::kProcessRecords);
   ReadSummary summary;
   read_records(
       *reader, false, [&](Record&& r) { aggregator.add(r); },

@@ -129,6 +129,22 @@ TEST(Report, ALongCommandLineIsCutInTheTableOnly) {
   EXPECT_NE(csv.out.find("prog " + args), std::string::npos);
 }
 
+// A run named by a long command line (git's test suite: a 16-K shell snippet
+// over 217 thousand process rows) keeps one copy of the name for all its rows.
+TEST(Report, AnOperationsProcessRowsShareOneCopyOfItsName) {
+  std::vector<Operation> ops(1);
+  ops[0].op = "sh -c " + std::string(16384, 'x');
+  ops[0].unlabelled = true;
+  ops[0].runs.resize(2);
+  ops[0].runs[0].process_rows.resize(3);
+  ops[0].runs[1].process_rows.resize(2);
+  Table t = process_table(ops);
+  ASSERT_EQ(t.rows.size(), 5u);
+  const std::string& first = t.rows[0].cells[1].text.str();
+  EXPECT_EQ(first, ops[0].op);
+  for (const Row& r : t.rows) EXPECT_EQ(&r.cells[1].text.str(), &first);
+}
+
 TEST(Report, PercentilesOfWallTime) {
   ReportOptions o = options_for("ops.jsonl");
   o.percentiles = Metric::kWall;
