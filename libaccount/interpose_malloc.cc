@@ -342,10 +342,8 @@ __attribute__((visibility("default"))) int posix_memalign(void** out, size_t ali
     *out = p;
     return 0;
   }
-  int saved = errno;  // posix_memalign reports through its result, never errno
   void* p = nullptr;
-  int result = g_next.posix_memalign(&p, alignment, size);
-  errno = saved;
+  int result = g_next.posix_memalign(&p, alignment, size);  // errno as it leaves it
   count_alloc(size, result == 0 ? p : nullptr);
   if (result == 0) *out = p;
   return result;

@@ -60,15 +60,38 @@ TEST(ShimCounts, EveryMallocFamilyFunctionIncludingFailures) {
 
 // The shim must not change what any malloc-family call returns, failures
 // included: glibc 2.36's aligned_alloc accepts any alignment (it is memalign).
-TEST(ShimCounts, MallocFamilyResultsUnchangedByShim) {
-  TempDir dir;
+// A test program run without and with the shim.
+struct BothRuns {
+  ProgramResult without;
+  ShimRun with;
+};
+BothRuns run_without_and_with_shim(const TempDir& dir, const std::string& name) {
   ProgramOptions plain;
   plain.env = clean_env();
-  ProgramResult without = run_program({test_program("malloc_family")}, plain);
-  ShimRun with = run_with_shim(dir, {test_program("malloc_family")}, {{"ACCOUNT_SAMPLE_MS", "0"}});
+  return {run_program({test_program(name)}, plain),
+          run_with_shim(dir, {test_program(name)}, {{"ACCOUNT_SAMPLE_MS", "0"}})};
+}
+
+TEST(ShimCounts, MallocFamilyResultsUnchangedByShim) {
+  TempDir dir;
+  auto [without, with] = run_without_and_with_shim(dir, "malloc_family");
   EXPECT_EQ(with.result.out, without.out);
   EXPECT_EQ(with.result.err, without.err);
   EXPECT_EQ(with.result.status, without.status);
+}
+
+// errno too: the shim leaves it as the allocator does. glibc's posix_memalign
+// sets ENOMEM as it fails for want of memory; the shim used to put the
+// caller's errno back.
+TEST(ShimCounts, ErrnoAfterFailedAllocationsUnchangedByShim) {
+  TempDir dir;
+  auto [without, with] = run_without_and_with_shim(dir, "alloc_errno");
+  EXPECT_EQ(with.result.out, without.out);
+  EXPECT_EQ(with.result.status, without.status);
+  EXPECT_NE(with.result.out.find("posix_memalign_huge=12 errno=12\n"), std::string::npos)
+      << with.result.out;
+  EXPECT_NE(with.result.out.find("free errno=77\n"), std::string::npos) << with.result.out;
+  EXPECT_EQ(only_record(with).malloc_calls, 11u);
 }
 
 TEST(ShimCounts, CopiedBytesForEachCopyFunction) {
