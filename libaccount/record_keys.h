@@ -23,6 +23,9 @@ inline constexpr char kSignal[] = "signal";
 /// Process records.
 inline constexpr char kPid[] = "pid";
 inline constexpr char kPpid[] = "ppid";
+/// The pid the image knew in a pid namespace below account run's (its own
+/// /proc's), where pid and ppid are the run's: present only then.
+inline constexpr char kNamespacePid[] = "namespace_pid";
 inline constexpr char kExe[] = "exe";
 inline constexpr char kArgv[] = "argv";
 inline constexpr char kArgvTruncated[] = "argv_truncated";

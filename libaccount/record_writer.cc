@@ -163,6 +163,25 @@ FinalFigures final_figures_of(const ProcessWatch& w, uint64_t end_realtime_ns) {
   return f;
 }
 
+namespace {
+
+struct RecordPids {
+  int64_t pid, ppid;
+  int64_t namespace_pid;  // the image's own, where pid is the run's (0: the same)
+};
+
+// The pids a record names its image by: as the image knows them, or as
+// account run's tree sampler does where it placed an image of a pid
+// namespace below the run's (Region::run_pid).
+RecordPids record_pids(const Identity& id, const Region* region) {
+  int32_t run_pid = region ? __atomic_load_n(&region->run_pid, __ATOMIC_ACQUIRE) : 0;
+  if (run_pid && run_pid != id.pid)
+    return {run_pid, __atomic_load_n(&region->run_ppid, __ATOMIC_RELAXED), id.pid};
+  return {id.pid, id.ppid, 0};
+}
+
+}  // namespace
+
 void compose_record(TextBuffer& out, const RecordSource& src, const FinalFigures& f,
                     const Ending& ending) {
   using namespace keys;
@@ -170,11 +189,13 @@ void compose_record(TextBuffer& out, const RecordSource& src, const FinalFigures
   const Settings& settings = *src.settings;
   const Region* region = src.region;
   Totals t = sum_slots(region);
+  RecordPids pids = record_pids(id, region);
   out.begin_object();
   out.field(kSchema, 1);
   out.field_string(kKind, "process");
-  out.field_int(kPid, id.pid);
-  out.field_int(kPpid, id.ppid);
+  out.field_int(kPid, pids.pid);
+  out.field_int(kPpid, pids.ppid);
+  if (pids.namespace_pid) out.field_int(kNamespacePid, pids.namespace_pid);
   out.field_string(kExe, id.exe());
   out.key(kArgv);
   out.put('[');
@@ -339,7 +360,7 @@ void compose_summary(TextBuffer& out, const RecordSource& src, const FinalFigure
   out.put("account: ");
   out.put(slash ? slash + 1 : name);
   out.put('[');
-  out.put_int(id.pid);
+  out.put_int(record_pids(id, src.region).pid);
   out.put("] ");
   out.put(end_name(ending.kind));
   if (ending.kind == EndKind::kExit && ending.code_known) out.put(' '), out.put_int(ending.code);

@@ -102,6 +102,12 @@ struct Region {
   /// Written by the sampler, read by the target when it writes its own record.
   int32_t sampler_pid;
   uint32_t sampler_alive;
+  /// The image's pid and its parent's as account run's tree sampler knows
+  /// them, written by it (run_pid last) for an image in a pid namespace below
+  /// the run's with a /proc of its own, where the image knows only that
+  /// namespace's: its record names it by them. 0: as the image knows them.
+  int32_t run_pid;
+  int32_t run_ppid;
   SampledPeaks sampled;
   uint64_t sampler_cpu_ns;
   /// Where the image's other shared parts are in its image file (image_file.h);

@@ -143,6 +143,13 @@ struct RunAcc {
   }
   void add(const ProcFigures& f) {
     auto open = exec_cpu.find(f.pid);
+    // An image account run placed from a pid namespace below its own may
+    // continue an exec'd image that ended before it was placed, whose record
+    // names the namespace's pid.
+    if (f.namespace_pid && (open == exec_cpu.end() || !open->second.continued_by(f.start_ns)))
+      if (auto inner = exec_cpu.find(f.namespace_pid);
+          inner != exec_cpu.end() && inner->second.continued_by(f.start_ns))
+        open = inner;
     bool new_process = open == exec_cpu.end() || !open->second.continued_by(f.start_ns);
     // A later process of the pid: the exec'd image's program wrote no record.
     if (new_process && open != exec_cpu.end() && (f.start_ns > open->second.start_ns || f.exec)) {
@@ -150,6 +157,7 @@ struct RunAcc {
       exec_cpu.erase(open);
     }
     if (new_process) forget_earlier_process(f.pid);
+    if (!new_process && open->first != f.pid) exec_cpu.erase(open);  // goes on under the run's pid
     if (f.end.failed()) failed_ends[f.pid] = f.end;
     if (processes == 0 || f.start_ns < root_start)
       take_root(f.pid, f.start_ns, f.end, f.command);

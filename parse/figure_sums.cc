@@ -7,6 +7,7 @@ namespace account {
 ProcFigures figures_of(const ProcessRecord& p, std::string command) {
   ProcFigures f;
   f.pid = p.pid;
+  f.namespace_pid = p.namespace_pid;
   f.exec = p.end == "exec";
   f.counted = p.counted;
   f.malloc_counted = p.counted && p.malloc_interposed;

@@ -20,6 +20,7 @@ namespace account {
 /// One process image's figures, by the registry, and what its run needs of it.
 struct ProcFigures {
   int64_t pid = 0;
+  int64_t namespace_pid = 0;  // ProcessRecord::namespace_pid
   bool exec = false;
   bool counted = true;         // the shim counted its copies and allocations
   bool malloc_counted = true;  // and its malloc was the shim's (Figure::malloc_counter)

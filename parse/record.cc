@@ -225,6 +225,7 @@ std::optional<Record> record_from_value(const json::value& value, std::string* r
   f.string(keys::kHost, p.host, false);
   f.i64(keys::kPid, p.pid);
   f.i64(keys::kPpid, p.ppid);
+  f.i64(keys::kNamespacePid, p.namespace_pid, false);
   f.string(keys::kExe, p.exe);
   f.strings(keys::kArgv, p.argv);
   f.string(keys::kTest, p.test);

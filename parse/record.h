@@ -28,6 +28,9 @@ struct ProcessRecord {
   std::string host;
   int64_t pid = 0;
   int64_t ppid = 0;
+  /// Its pid in a pid namespace below account run's, where pid and ppid are
+  /// the run's (0: none).
+  int64_t namespace_pid = 0;
   std::string exe;
   std::vector<std::string> argv;
   std::string test;

@@ -78,6 +78,24 @@ void put_decimal(char*& p, unsigned long v) {
 
 }  // namespace
 
+pid_t parse_status_nested_pid(const char* text) {
+  const char* p = text;
+  while (*p) {
+    const char* line = p;
+    while (*p && *p != '\n') ++p;
+    if (*p) ++p;
+    const char* name = "NSpid:";
+    const char* q = line;
+    while (*name && *q == *name) ++q, ++name;
+    if (*name) continue;
+    uint64_t pid = 0;
+    int pids = 0;
+    while (const char* next = read_uint(skip_spaces(q), &pid)) q = next, ++pids;
+    return pids > 1 ? pid_t(pid) : 0;
+  }
+  return 0;
+}
+
 ssize_t pread_text(int fd, char* buf, size_t cap) {
   if (fd < 0 || cap == 0) return -1;
   size_t len = 0;

@@ -78,6 +78,11 @@ bool parse_status_now(const char* text, MemoryNow* out);
 /// Both of the above in one pass over the text.
 bool parse_status(const char* text, MemoryPeaks* peaks, MemoryNow* now);
 bool parse_stat(const char* text, CpuAndExit* out);
+/// A process's pid in a pid namespace below the one of the /proc that shows
+/// it: the last of the pids on its status's NSpid line, when that lists more
+/// than one. 0 when it lists one (the process is in this /proc's namespace)
+/// or none (a kernel without the line).
+pid_t parse_status_nested_pid(const char* text);
 /// /proc/PID/io: rchar, wchar (have_call_bytes), read_bytes, write_bytes
 /// (have_storage). A process's file adds the I/O of the children it reaped.
 bool parse_io(const char* text, KernelCounters* out);

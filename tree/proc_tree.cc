@@ -28,6 +28,11 @@ bool ProcTree::stat(pid_t pid, CpuAndExit* out) {
   return parse_stat(text.c_str(), out);
 }
 
+pid_t ProcTree::nested_pid(pid_t pid) {
+  std::string text = read_proc_text("/proc/" + std::to_string(pid) + "/status");
+  return parse_status_nested_pid(text.c_str());
+}
+
 bool ProcTree::running(pid_t pid) {
   CpuAndExit now;
   return stat(pid, &now) && now.state != 'Z';

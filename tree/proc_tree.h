@@ -26,6 +26,10 @@ class ProcTree {
   /// One read of `pid`'s stat, for a pid with no ProcHandle open; false when
   /// it is gone.
   virtual bool stat(pid_t pid, CpuAndExit* out);
+  /// `pid`'s pid in a pid namespace below the one of this /proc (its own
+  /// /proc's: what an image there names itself by); 0 when it is in this
+  /// /proc's namespace, or gone.
+  virtual pid_t nested_pid(pid_t pid);
   /// True while `pid` names a process that has not ended (not a zombie).
   bool running(pid_t pid);
   /// Every process of the machine (the numbered entries of /proc).

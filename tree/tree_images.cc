@@ -38,6 +38,13 @@ namespace {
 bool names_a_namespace_init(const ImageName& id) {
   return id.ppid == 0;
 }
+
+// The run's pids of an image placed from a namespace below the run's: its
+// own record names it by them (record_writer.cc).
+void place_in_run(Region* r, const ImageName& id) {
+  __atomic_store_n(&r->run_ppid, int32_t(id.ppid), __ATOMIC_RELAXED);
+  __atomic_store_n(&r->run_pid, int32_t(id.pid), __ATOMIC_RELEASE);
+}
 }  // namespace
 
 void TreeSampler::discover_images() {
@@ -48,6 +55,7 @@ void TreeSampler::discover_images() {
     // Only the names created since the last tick, and the files that were
     // not set up yet when last looked at.
     names.insert(names.end(), stillborn_.begin(), stillborn_.end());
+    names.insert(names.end(), unplaced_.begin(), unplaced_.end());
   } else {
     // The first tick, no watch, or the watch overflowed: the whole directory.
     // (What the watch said on the first tick is kept: an image that came and
@@ -61,7 +69,7 @@ void TreeSampler::discover_images() {
     ImageName id;
     if (removed.count(name) && parse_image_name(name.c_str(), &id) && !images_.count(name) &&
         !stillborn_.count(name)) {
-      if (!names_a_namespace_init(id) && !foreign_.count(name)) {
+      if (in_tree(&id, false)) {
         count_.seen(id.pid, id.start_monotonic_ns, following(id.pid), quiet_ns_, true);
         count_.shimmed(id.pid);
       }
@@ -70,11 +78,49 @@ void TreeSampler::discover_images() {
     look_at_image(name);
   }
   for (const std::string& name : removed) {
-    foreign_.erase(name);
+    unplaced_.erase(name);
     marked_.erase(name);     // it recorded itself
     stillborn_.erase(name);  // it set itself up and recorded itself
     if (auto it = images_.find(name); it != images_.end()) it->second->file_removed = true;
   }
+}
+
+bool TreeSampler::in_tree(ImageName* id, bool check_parents) {
+  // A pid the tree has not met may be a namespace's: below the run's own (the
+  // tree's are above it, but after a wrap of the pids), or any once such a
+  // namespace is known. One that cannot be placed is the tree's only if its
+  // parents say so: counted under a namespace's pid, it would be a process
+  // twice.
+  bool init = names_a_namespace_init(*id);
+  bool unknown = !procs_.count(id->pid) && !sighted_.count(id->pid);
+  bool suspect = init || (unknown && (nested_ || id->pid < root_));
+  if (!suspect && (!check_parents || of_this_tree(*id))) return true;
+  if (place_nested(id)) return nested_ = true;
+  if (!init && of_this_tree(*id)) return true;
+  nested_ = true;
+  return false;
+}
+
+pid_t TreeSampler::nested_pid_of(pid_t pid) {
+  auto [it, fresh] = nested_pids_.try_emplace(pid, 0);
+  if (fresh) it->second = proc_tree_.nested_pid(pid);
+  return it->second;
+}
+
+bool TreeSampler::place_nested(ImageName* id) {
+  pid_t found = 0;
+  for (auto& [pid, p] : procs_)
+    if (!found && !p->ended && !p->shim_sampler && nested_pid_of(pid) == id->pid) found = pid;
+  for (pid_t pid : sighted_)
+    if (!found && nested_pid_of(pid) == id->pid) found = pid;
+  // One that has ended since a walk sighted it.
+  for (auto it = nested_pids_.begin(); !found && it != nested_pids_.end(); ++it)
+    if (it->second == id->pid) found = it->first;
+  if (!found) return false;
+  CpuAndExit stat;
+  id->pid = found;
+  id->ppid = proc_tree_.stat(found, &stat) ? pid_t(stat.ppid) : 0;
+  return true;
 }
 
 bool TreeSampler::of_this_tree(const ImageName& id) {
@@ -99,23 +145,28 @@ bool TreeSampler::of_this_tree(const ImageName& id) {
 
 void TreeSampler::look_at_image(const std::string& name) {
   ImageName id;
-  if (!parse_image_name(name.c_str(), &id) || images_.count(name) || foreign_.count(name)) return;
+  if (!parse_image_name(name.c_str(), &id) || images_.count(name)) return;
   auto image = std::make_unique<Image>();
   std::string path = image_dir_.path_of(name);
   uint32_t write_error = 0;
   ImageFileLook look = look_at_image_file(path.c_str(), &image->view, &write_error);
-  // One to watch must be a process of this tree: an image in another pid
-  // namespace names its file with a pid of that namespace, which here may be
-  // init or a kernel thread (sampled as the tree's, and waited for forever).
-  // It writes its own record; the run neither watches nor counts it.
+  // One to watch must be a process of this tree: an image in a pid namespace
+  // below the run's with a /proc of its own names its file with a pid of that
+  // namespace, which here may be init or a kernel thread (sampled as the
+  // tree's, and waited for forever). Placed under the run's pid once a walk
+  // has sighted its process (place_nested); until then looked at again.
   bool to_watch = look == ImageFileLook::kMapped || look == ImageFileLook::kNotYet ||
                   look == ImageFileLook::kStandaloneMarker;
-  if (names_a_namespace_init(id) || (to_watch && !of_this_tree(id))) {
+  pid_t named_pid = id.pid;
+  if (!in_tree(&id, to_watch)) {
     unmap_image_file(&image->view);
     stillborn_.erase(name);
-    if (look != ImageFileLook::kMissing) foreign_.insert(name);
+    if (look != ImageFileLook::kMissing) unplaced_.insert(name);
     return;
   }
+  unplaced_.erase(name);
+  // Its own record names it as the run does (Region::run_pid).
+  if (id.pid != named_pid && look == ImageFileLook::kMapped) place_in_run(image->view.region, id);
   // A process of the tree, also when it ended before any tick saw it alive.
   count_.seen(id.pid, id.start_monotonic_ns, following(id.pid), quiet_ns_, true);
   count_.shimmed(id.pid);

@@ -207,6 +207,17 @@ class TreeSampler {
   /// Whether the process an image file names is one of this tree's: its
   /// parents lead to the run, or to a process of the tree already met.
   bool of_this_tree(const ImageName& id);
+  /// Whether an image file names a process of this tree (of_this_tree when
+  /// `check_parents`, and for a pid the run has not met once a namespace
+  /// below its own is known), by the run's pids or, from a pid namespace below
+  /// the run's with a /proc of its own, by that namespace's: then *id is made
+  /// the run's (place_nested).
+  bool in_tree(ImageName* id, bool check_parents);
+  /// The tree's process whose pid in its own namespace *id names: its pids
+  /// put in *id. False when no process the sampler knows has that pid there.
+  bool place_nested(ImageName* id);
+  /// A process's pid in a namespace below the run's, once read (0: none).
+  pid_t nested_pid_of(pid_t pid);
   void end_proc(pid_t pid);
   void forget_image(Image* image);
   /// Whether the process now under `pid` (if any) is one already ended and
@@ -251,9 +262,14 @@ class TreeSampler {
   /// Markers of images that run standalone (ImageFileLook::kStandaloneMarker):
   /// decided when their process ends, never looked at again.
   std::set<std::string> marked_;
-  /// Image files of processes outside this tree (another pid namespace's):
-  /// never looked at again.
-  std::set<std::string> foreign_;
+  /// An image file named in a pid namespace below the run's has been seen:
+  /// from then on the walk reads each process's pid there at its first
+  /// sighting (one that ends before the file is looked at can be placed).
+  bool nested_ = false;
+  std::map<pid_t, pid_t> nested_pids_;  // the run's pid -> its pid below (0: none)
+  /// Image files named in a namespace below the run's whose process no walk
+  /// has sighted yet: looked at again until placed or removed.
+  std::set<std::string> unplaced_;
   uint64_t last_end_ns_ = 0;
   TreeObserver* observer_ = nullptr;    // set: watched from outside
   std::map<pid_t, uint64_t> recorded_;  // ended and recorded: pid -> its start_ticks

@@ -44,6 +44,7 @@ void TreeSampler::tick() {
         // system call; a program without the shim is sampled from then on.
         walked.insert(pid);
         sighted.insert(pid);
+        if (nested_) nested_pids_[pid] = proc_tree_.nested_pid(pid);  // a new process under it
         // Now, not the tick's start: it may have been forked since.
         count_.seen(pid, monotonic_ns(), false, quiet_ns_);
         continue;

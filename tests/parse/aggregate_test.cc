@@ -214,6 +214,27 @@ TEST(Aggregate, ExecRecordCountsWhenNoLaterImageIsRecorded) {
   EXPECT_DOUBLE_EQ(ops[0].runs[0].cpu_s, 1.25);
 }
 
+// bwrap's child in its pid namespace (pid 2 there) exec'd before account run
+// placed it, so its exec record names pid 2; the next image, placed, names
+// the run's pid, 2949, and namespace_pid 2: one process with the shim, whose
+// CPU is the next image's (the kernel's counters survive exec).
+TEST(Aggregate, AnExecInAPidNamespaceContinuesUnderTheRunsPid) {
+  // Without the key, two processes: pid 2 exec'd into one without the shim.
+  for (int64_t namespace_pid : {2, 0}) {
+    ProcessRecord before = process(2, 10, 0.25, 5, "exec");
+    ProcessRecord after = process(2949, 10, 1.0, 5);
+    after.start_ns = before.end_ns;
+    after.namespace_pid = namespace_pid;
+    Aggregator a;
+    a.add(before);
+    a.add(after);
+    const RunFigures r = only_run(a);
+    EXPECT_EQ(r.processes, namespace_pid ? 1u : 2u) << namespace_pid;
+    EXPECT_EQ(r.processes_without_shim, namespace_pid ? 0u : 1u) << namespace_pid;
+    EXPECT_DOUBLE_EQ(r.cpu_s, namespace_pid ? 1.0 : 1.25) << namespace_pid;
+  }
+}
+
 // `sh -c "static_program; exec static_program"`: the shell (pid 1, with the
 // shim) forks a static child (pid 2, no record) and then execs the static
 // program, which writes none either. Two processes, both of which ran a

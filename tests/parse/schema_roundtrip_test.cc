@@ -181,6 +181,7 @@ json::object raw(const std::string& line) {
 
 // The key sequence of a process record (docs/record-format.md).
 struct Shape {
+  bool namespace_pid = false;  // placed by account run from a pid namespace below its own
   bool argv_truncated = false;
   bool watch = false;  // watch_start_ns, counted: false, no sampler_cpu_s
   bool malloc_not_interposed = false;
@@ -190,7 +191,10 @@ struct Shape {
 };
 
 std::vector<std::string> process_keys(const Shape& s) {
-  std::vector<std::string> k = {"schema", "kind", "pid", "ppid", "exe", "argv"};
+  std::vector<std::string> k = {"schema", "kind", "pid", "ppid"};
+  if (s.namespace_pid) k.push_back("namespace_pid");
+  k.push_back("exe");
+  k.push_back("argv");
   if (s.argv_truncated) k.push_back("argv_truncated");
   for (const char* name : {"test", "op", "host", "start_ns"}) k.push_back(name);
   if (s.watch) k.push_back("watch_start_ns");
@@ -218,6 +222,7 @@ void expect_process(const ProcessRecord& got, const ProcessRecord& want) {
   EXPECT_EQ(got.host, want.host);
   EXPECT_EQ(got.pid, want.pid);
   EXPECT_EQ(got.ppid, want.ppid);
+  EXPECT_EQ(got.namespace_pid, want.namespace_pid);
   EXPECT_EQ(got.exe, want.exe);
   EXPECT_EQ(got.argv, want.argv);
   EXPECT_EQ(got.test, want.test);
@@ -492,6 +497,26 @@ TEST(SchemaRoundTrip, MallocNotInterposed) {
   EXPECT_EQ(keys_of(o), process_keys(shape)) << line;
   EXPECT_EQ(o.at("malloc_interposed"), json::value(false));
   ProcessRecord want = expected_base();
+  want.end = "exit";
+  want.exit_code = 0;
+  expect_process(parse_as<ProcessRecord>(line), want);
+}
+
+// An image of a pid namespace below account run's, which knew itself as pid
+// 4242 there: the run's tree sampler placed it under 31337, child of 31300.
+TEST(SchemaRoundTrip, PlacedFromAPidNamespaceBelowTheRuns) {
+  Image image;
+  image.region->run_ppid = 31300;
+  image.region->run_pid = 31337;
+  std::string line = compose(image.source(), figures(), ending(EndKind::kExit, 0));
+  Shape shape;
+  shape.namespace_pid = true;
+  shape.end_key = "exit_code";
+  EXPECT_EQ(keys_of(raw(line)), process_keys(shape)) << line;
+  ProcessRecord want = expected_base();
+  want.pid = 31337;
+  want.ppid = 31300;
+  want.namespace_pid = 4242;
   want.end = "exit";
   want.exit_code = 0;
   expect_process(parse_as<ProcessRecord>(line), want);

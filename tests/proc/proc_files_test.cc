@@ -29,6 +29,16 @@ TEST(ProcFiles, ParsesStatusPeaks) {
   EXPECT_FALSE(parse_status_peaks("Name:\tgit\nState:\tZ (zombie)\n", &p));
 }
 
+// NSpid lists the pid in each namespace from the one of the /proc read down
+// to the process's own.
+TEST(ProcFiles, ParsesTheNestedPidOfAStatus) {
+  EXPECT_EQ(parse_status_nested_pid("Name:\tsh\nNSpid:\t29139\t1\nNSsid:\t29139\t1\n"), 1);
+  EXPECT_EQ(parse_status_nested_pid("NSpid:\t29141\t12\t3\nVmPeak:\t 100 kB\n"), 3);
+  EXPECT_EQ(parse_status_nested_pid("Name:\tsh\nNSpid:\t4242\nNSpgid:\t4242\n"), 0);
+  EXPECT_EQ(parse_status_nested_pid("Name:\tsh\nPid:\t4242\n"), 0);  // no NSpid line
+  EXPECT_EQ(parse_status_nested_pid(""), 0);
+}
+
 TEST(ProcFiles, ParsesPeaksAndPresentOfAStatusInOnePass) {
   // A kernel's order; HugetlbPages and the lines after it are never looked at.
   const char* text =
@@ -108,9 +118,10 @@ TEST(ProcFiles, ParsesStatWithAwkwardCommand) {
 TEST(ProcFiles, ParsesIoAndTheContextSwitchesOfStatus) {
   // Linux's /proc/PID/io, whole.
   KernelCounters k;
-  ASSERT_TRUE(parse_io("rchar: 8397824\nwchar: 8388701\nsyscr: 13\nsyscw: 8\n"
-                       "read_bytes: 4096\nwrite_bytes: 8388608\ncancelled_write_bytes: 0\n",
-                       &k));
+  ASSERT_TRUE(
+      parse_io("rchar: 8397824\nwchar: 8388701\nsyscr: 13\nsyscw: 8\n"
+               "read_bytes: 4096\nwrite_bytes: 8388608\ncancelled_write_bytes: 0\n",
+               &k));
   EXPECT_TRUE(k.have_call_bytes);
   EXPECT_TRUE(k.have_storage);
   EXPECT_EQ(k.rchar, 8397824u);
@@ -124,16 +135,18 @@ TEST(ProcFiles, ParsesIoAndTheContextSwitchesOfStatus) {
 
   // The switches come with the peaks; a zombie has them without the peaks.
   MemoryPeaks peaks;
-  EXPECT_TRUE(parse_status_peaks("VmPeak:\t 8 kB\nVmHWM:\t 4 kB\nThreads:\t3\n"
-                                 "voluntary_ctxt_switches:\t120\nnonvoluntary_ctxt_switches:\t3\n",
-                                 &peaks));
+  EXPECT_TRUE(
+      parse_status_peaks("VmPeak:\t 8 kB\nVmHWM:\t 4 kB\nThreads:\t3\n"
+                         "voluntary_ctxt_switches:\t120\nnonvoluntary_ctxt_switches:\t3\n",
+                         &peaks));
   EXPECT_TRUE(peaks.have_ctxsw);
   EXPECT_EQ(peaks.voluntary_ctxsw, 120u);
   EXPECT_EQ(peaks.involuntary_ctxsw, 3u);
   MemoryPeaks zombie;
-  EXPECT_FALSE(parse_status_peaks("State:\tZ (zombie)\nvoluntary_ctxt_switches:\t5\n"
-                                  "nonvoluntary_ctxt_switches:\t1\n",
-                                  &zombie));
+  EXPECT_FALSE(
+      parse_status_peaks("State:\tZ (zombie)\nvoluntary_ctxt_switches:\t5\n"
+                         "nonvoluntary_ctxt_switches:\t1\n",
+                         &zombie));
   EXPECT_TRUE(zombie.have_ctxsw);
   EXPECT_EQ(zombie.voluntary_ctxsw, 5u);
   // status's Threads, read with the peaks and the present.

@@ -90,11 +90,19 @@ bool FakeTree::stat(pid_t pid, CpuAndExit* out) {
   if (!p) return false;
   std::string text = stat_text(p->zombie ? 'Z' : 'S', p->utime, 0, p->wait_status);
   text.replace(text.find("(my (prog))"), 11, "(" + p->comm + ")");
+  // Field 4, the parent: the 2nd after the one that closes the name.
+  size_t ppid_at = text.find(' ', text.rfind(')') + 2) + 1;
+  text.replace(ppid_at, text.find(' ', ppid_at) - ppid_at, std::to_string(p->parent));
   // Field 22, the start time: the 20th after the one that closes the name.
   size_t at = text.rfind(')') + 1;
   for (int field = 2; field < 22; ++field) at = text.find(' ', at) + 1;
   text.replace(at, text.find(' ', at) - at, std::to_string(p->start_ticks));
   return parse_stat(text.c_str(), out);
+}
+
+pid_t FakeTree::nested_pid(pid_t pid) {
+  Process* p = find(pid);
+  return p ? p->nested_pid : 0;
 }
 
 bool FakeTree::status(ProcHandle* h, MemoryPeaks* out) {

@@ -31,6 +31,7 @@ class FakeTree final : public ProcReader, public ProcTree {
     int wait_status = 0;
     uint64_t utime = 0;        // clock ticks
     uint64_t start_ticks = 0;  // when it was forked: a pid handed out again starts later
+    pid_t nested_pid = 0;      // its pid in a pid namespace below the run's (0: none)
     std::vector<pid_t> children;
     int pidfd = -1;  // an eventfd, written when the process ends
   };
@@ -67,6 +68,7 @@ class FakeTree final : public ProcReader, public ProcTree {
   std::vector<pid_t> all_children(pid_t pid) override;
   int open_pidfd(pid_t pid) override;
   bool stat(pid_t pid, CpuAndExit* out) override;
+  pid_t nested_pid(pid_t pid) override;
   std::vector<pid_t> all_pids() override;
   std::string exe(pid_t pid) override;
   std::string cmdline(pid_t pid) override;

@@ -491,6 +491,48 @@ TEST(RunTreeImages, APidNamespaceUnderTheRunsProcIsCountedOnceWithTheShim) {
   expect_run_dir_gone(run);
 }
 
+// A pid namespace with a /proc of its own (unshare -pf --mount-proc, a
+// sandbox such as bwrap): its images know only that namespace's pids (1, 2,
+// ...). The run places each under the pid it knows once a walk has sighted
+// its process: sampled, counted with the shim, and its record names it by
+// the run's pids (and namespace_pid). Before, the run counted them as
+// processes without the shim and their records as more processes (7 of 4, 3
+// without the shim).
+TEST(RunTreeImages, APidNamespaceWithItsOwnProcIsCountedOnceWithTheShim) {
+  if (geteuid() != 0) GTEST_SKIP() << "a pid namespace needs root";
+  TempDir dir;
+  // Each program lives for some ticks: one that ends before any walk sights
+  // it keeps the namespace's pid (docs/architecture.md). The inner shell
+  // execs at once, as bwrap's child does: its exec record may name the
+  // namespace's pid, and the sleep it became continues it (namespace_pid).
+  RunOutput run =
+      run_in_pid_namespace(dir, "--mount-proc", "/bin/sh -c \"exec sleep 0.2\"; sleep 0.2");
+  ASSERT_EQ(run.result.status, 0) << context(run);
+  RecordFile f = checked_records(run);
+  ASSERT_EQ(f.trees.size(), 1u) << context(run);
+  // The shell account_run starts, unshare, its child (unshare, then sh: the
+  // namespace's init), the inner shell (then sleep), a sleep.
+  EXPECT_EQ(f.processes.size(), 7u) << context(run);
+  EXPECT_EQ(f.trees[0].processes, 5u) << context(run);
+  EXPECT_EQ(f.trees[0].processes_without_shim, 0u) << context(run);
+  expect_report_processes(run, 5, 0);
+  int64_t init = 0;
+  for (const ProcessRecord& p : f.processes) {
+    if (p.exe == "/usr/bin/unshare" && p.end == "exec") init = p.pid;
+    if (p.pid > 10) continue;
+    EXPECT_EQ(p.end, "exec") << "only the inner shell may keep its own pid: " << context(run);
+    EXPECT_EQ(p.ppid, 1) << context(run);
+  }
+  EXPECT_EQ(records_of_pid(f, init).size(), 2u) << context(run);  // unshare, then sh
+  std::vector<ProcessRecord> sleeps = records_of(f, "sleep");
+  ASSERT_EQ(sleeps.size(), 2u) << context(run);
+  for (const ProcessRecord& p : sleeps) {
+    EXPECT_EQ(p.ppid, init) << context(run);
+    EXPECT_GT(p.namespace_pid, 1) << context(run);
+  }
+  expect_run_dir_gone(run);
+}
+
 // An image whose first counted call comes from the executable's
 // .preinit_array, before libc has set environ (an ASan-built program's
 // __asan_init), still finds the run's directory in its environment: one

@@ -45,10 +45,10 @@ class TreeImagesTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
 
-  // The image file 101 makes as the shim does: a head, an initialized Region.
-  void make_image_file(pid_t pid) {
-    // Named with its start, as the shim names it (CLOCK_MONOTONIC).
-    file_ = images_ + "/" + std::to_string(pid) + "-" + std::to_string(kRun) + "-" +
+  // The image file `pid` makes as the shim does: a head, an initialized
+  // Region; named with the pids it knows and its start (CLOCK_MONOTONIC).
+  void make_image_file(pid_t pid, pid_t ppid = kRun) {
+    file_ = images_ + "/" + std::to_string(pid) + "-" + std::to_string(ppid) + "-" +
             std::to_string(monotonic_ns());
     int fd = open(file_.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
     ASSERT_GE(fd, 0);
@@ -123,6 +123,32 @@ TEST_F(TreeImagesTest, AnImageThatWroteItsOwnRecordIsLeftToIt) {
   EXPECT_EQ(records(), "");
   EXPECT_EQ(tree.running_images(), 0u);
   EXPECT_EQ(tree.processes_without_shim(), 1u);
+}
+
+// `unshare --pid --fork --mount-proc`: the namespace's init, 103 here, names
+// its file "1-0-..." (its own /proc shows no parent). The run places it under
+// 103 once a walk has sighted 103: sampled in its file, counted with the
+// shim, its own record and the sampler's name it 103, child of the run.
+TEST_F(TreeImagesTest, AnImageNamedInAPidNamespaceBelowTheRunsIsPlacedUnderTheRunsPid) {
+  proc.fork(kRun, 103, 30, 12).nested_pid = 1;
+  make_image_file(1, 0);
+  TreeSampler tree(kRun, images_, &fallback_, proc, proc);
+  tree.tick();  // its file is looked at before any walk has sighted 103
+  EXPECT_EQ(region_->run_pid, 0);
+  tree.tick();
+  EXPECT_EQ(region_->run_pid, 103);
+  EXPECT_EQ(region_->run_ppid, kRun);
+  tree.tick();
+  EXPECT_EQ(region_->sampled.size_bytes, 30 * kMiB);
+  EXPECT_EQ(region_->sampled.rss_bytes, 12 * kMiB);
+  EXPECT_EQ(tree.running_images(), 1u);
+  EXPECT_EQ(tree.processes_seen(), 3u);
+  EXPECT_EQ(tree.processes_without_shim(), 2u);  // 101 and 102: no image file here
+  proc.end(103, SIGKILL);
+  tree.tick();
+  EXPECT_EQ(tree.records_written(), 1u);
+  std::string text = records();
+  EXPECT_NE(text.find("\"pid\":103,\"ppid\":100,"), std::string::npos) << text;
 }
 
 }  // namespace
