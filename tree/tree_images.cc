@@ -96,7 +96,8 @@ bool TreeSampler::in_tree(ImageName* id, bool check_parents) {
   bool suspect = init || (unknown && (nested_ || id->pid < root_));
   if (!suspect && (!check_parents || of_this_tree(*id))) return true;
   if (place_nested(id)) return nested_ = true;
-  if (!init && of_this_tree(*id)) return true;
+  // Its parents read once: a name that was no suspect has been checked above.
+  if (suspect && !init && of_this_tree(*id)) return true;
   nested_ = true;
   return false;
 }
