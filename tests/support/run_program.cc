@@ -56,6 +56,7 @@ ProgramResult run_program(const std::vector<std::string>& argv, const ProgramOpt
   }
   close(in[1]);
   ProgramResult result;
+  result.pid = pid;
   auto deadline =
       std::chrono::steady_clock::now() + std::chrono::duration<double>(options.timeout_s);
   pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};

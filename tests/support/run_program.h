@@ -1,6 +1,8 @@
 /// Running a program for a test: environment changes, captured output, exit status.
 #pragma once
 
+#include <sys/types.h>
+
 #include <map>
 #include <optional>
 #include <string>
@@ -13,6 +15,7 @@ struct ProgramResult {
   std::string err;
   int status = -1;  // exit code, or 128 + signal
   bool timed_out = false;
+  pid_t pid = 0;  // the program's process id, which names what it leaves behind
 };
 
 struct ProgramOptions {
