@@ -37,23 +37,6 @@ bool alive(pid_t pid) {
   return kill(pid, 0) == 0 || errno != ESRCH;
 }
 
-// Its files, then itself; never through a link (O_NOFOLLOW, unlinkat).
-bool remove_dir(int base_fd, const std::string& name) {
-  int fd = openat(base_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return false;
-  DIR* d = fdopendir(fd);
-  if (!d) {
-    close(fd);
-    return false;
-  }
-  while (dirent* e = readdir(d)) {
-    std::string entry = e->d_name;
-    if (entry != "." && entry != "..") unlinkat(dirfd(d), entry.c_str(), 0);
-  }
-  closedir(d);
-  return unlinkat(base_fd, name.c_str(), AT_REMOVEDIR) == 0;
-}
-
 }  // namespace
 
 std::string run_name_template(const std::string& base, const std::string& suffix) {
@@ -105,8 +88,8 @@ std::vector<std::string> remove_dead_runs(const std::vector<std::string>& bases)
     }
     for (const Leftover& l : leftovers) {
       if (in_use) break;
-      bool gone =
-          l.dir ? remove_dir(l.base_fd, l.name) : unlinkat(l.base_fd, l.name.c_str(), 0) == 0;
+      bool gone = l.dir ? ImageDirectory::remove_all(l.base_fd, l.name.c_str())
+                        : unlinkat(l.base_fd, l.name.c_str(), 0) == 0;
       if (gone) removed[pid].push_back(l.base + "/" + l.name);
     }
     for (int fd : claimed) close(fd);

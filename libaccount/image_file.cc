@@ -61,6 +61,15 @@ bool image_path(const char* dir, char* path, size_t cap) {
   return ok;
 }
 
+// DIR/u<uid>: the user directory of `uid` (image_file.h).
+bool user_dir_path(const char* dir, uid_t uid, char* path, size_t cap) {
+  char* p = path;
+  char* end = path + cap - 1;
+  bool ok = put_text(p, end, dir) && put_text(p, end, "/u") && put_decimal(p, end, uint64_t(uid));
+  *p = 0;
+  return ok;
+}
+
 bool take_decimal(const char*& p, uint64_t* v) {
   const char* start = p;
   uint64_t n = 0;
@@ -98,6 +107,16 @@ Region* map_in_file(ImagePlace* place) {
   if (!dir || !*dir) return nullptr;
   if (!image_path(dir, place->path, sizeof place->path)) return nullptr;
   int fd = open_image(place->path, O_CREAT | O_EXCL);
+  if (fd == -EACCES) {
+    // A process that dropped root: its user directory, if a root image of
+    // the run made it.
+    uid_t euid = raw_geteuid();
+    char user_dir[kPathCapacity];
+    if (euid != 0 && user_dir_path(dir, euid, user_dir, sizeof user_dir) &&
+        image_path(user_dir, place->path, sizeof place->path))
+      fd = open_image(place->path, O_CREAT | O_EXCL);
+    if (fd == -ENOENT) fd = -EACCES;  // no user directory: the run lives on
+  }
   if (fd < 0) {
     // ENOENT: the run is over (a daemon's late child), standalone. Otherwise
     // the run lives on and this image cannot use its directory.
@@ -135,9 +154,22 @@ bool made_by_this_image(const struct stat& st) {
 
 }  // namespace
 
+bool parse_user_dir_name(const char* name, uid_t* uid) {
+  uint64_t v;
+  const char* p = name;
+  if (*p++ != 'u' || !take_decimal(p, &v) || *p || v > 0xfffffffe) return false;
+  *uid = uid_t(v);
+  return true;
+}
+
 bool parse_image_name(const char* name, ImageName* out) {
   uint64_t pid, ppid, start;
   const char* p = name;
+  if (*p == 'u') {  // u<uid>/<pid>-<ppid>-<start>
+    uint64_t uid;
+    ++p;
+    if (!take_decimal(p, &uid) || *p++ != '/') return false;
+  }
   if (!take_decimal(p, &pid) || *p++ != '-' || !take_decimal(p, &ppid) || *p++ != '-' ||
       !take_decimal(p, &start) || *p)
     return false;
@@ -146,6 +178,34 @@ bool parse_image_name(const char* name, ImageName* out) {
   out->ppid = pid_t(ppid);
   out->start_monotonic_ns = start;
   return true;
+}
+
+void prepare_user_dir(uid_t euid) {
+  if (euid == 0 || euid == uid_t(-1) || secure_execution()) return;
+  const char* dir = find_env(kRunDirVariable);
+  if (!dir || !*dir || raw_geteuid() != 0) return;
+  // Only a run's own directory (root's, as account run made it) is changed.
+  int run_fd = raw_open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (run_fd < 0) return;
+  struct stat st;
+  char name[24] = "u";
+  char* p = name + 1;
+  if (raw_fstat(run_fd, &st) == 0 && st.st_uid == 0 &&
+      ((st.st_mode & 07777) == 0700 || (st.st_mode & 07777) == 0711) &&
+      put_decimal(p, name + sizeof name - 1, uint64_t(euid)) &&
+      raw_syscall(SYS_mkdirat, long(run_fd), long(name), 0700) == 0) {
+    int fd = int(raw_syscall(SYS_openat, long(run_fd), long(name),
+                             long(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)));
+    bool given = fd >= 0 && raw_fchown(fd, euid, gid_t(-1)) == 0;
+    if (fd >= 0) raw_close(fd);
+    if (given)
+      // Through the run's directory to the user directory, for every user:
+      // only the names they know, of files they cannot open.
+      raw_fchmod(run_fd, 0711);
+    else
+      raw_syscall(SYS_unlinkat, long(run_fd), long(name), long(AT_REMOVEDIR));
+  }
+  raw_close(run_fd);
 }
 
 void init_region(Region* r) {

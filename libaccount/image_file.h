@@ -91,8 +91,24 @@ struct ImageName {
   pid_t ppid = 0;
   uint64_t start_monotonic_ns = 0;  // later images of one pid have larger ones
 };
-/// False for any name that is not an image file's.
+/// False for any name that is not an image file's: <pid>-<ppid>-<start>, or
+/// u<uid>/<pid>-<ppid>-<start> for one in a user directory.
 bool parse_image_name(const char* name, ImageName* out);
+
+/// A process that dropped root cannot create a file in the run's directory
+/// (root's, 0700): its image file goes into the run directory's user
+/// directory for its effective uid, u<uid> (0700, owned by that uid). A root
+/// image of the run makes it when it changes its effective user
+/// (prepare_user_dir, before setuid, seteuid, setreuid or setresuid) and lets
+/// other users through the run's directory (0711), never into it. Only that
+/// user and the run write there, so the run reads a file in u<uid> only as
+/// that user's: a regular file it owns, with one name (image_view.cc).
+/// True, with *uid, for a user directory's name ("u65534").
+bool parse_user_dir_name(const char* name, uid_t* uid);
+/// Makes the run's user directory for `euid` when this root image is about to
+/// take it as its effective user (nothing outside account run, for root, or
+/// when the image is not root).
+void prepare_user_dir(uid_t euid);
 
 /// Maps a fresh, initialized Region for this image: a new image file when
 /// ACCOUNT_RUN_DIR is set and usable, otherwise an anonymous shared mapping.

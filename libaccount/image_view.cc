@@ -18,8 +18,33 @@ namespace account {
 
 namespace {
 
+// The uid of the user directory `path` is in (DIR/u<uid>/name).
+bool in_user_dir(const char* path, uid_t* uid) {
+  const char* name = __builtin_strrchr(path, '/');
+  if (!name) return false;
+  const char* dir = name;
+  while (dir > path && dir[-1] != '/') --dir;
+  char component[24];
+  size_t len = size_t(name - dir);
+  if (len >= sizeof component) return false;
+  __builtin_memcpy(component, dir, len);
+  component[len] = 0;
+  return parse_user_dir_name(component, uid);
+}
+
+// A file in a user directory is that user's to make: only a regular file of
+// that user with one name is opened (image_file.h), never a link to another's.
 int open_image(const char* path) {
-  return fd_above_stdio(open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY));
+  int fd = fd_above_stdio(open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY));
+  uid_t uid;
+  struct stat st;
+  if (fd >= 0 && in_user_dir(path, &uid) &&
+      (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 || st.st_uid != uid)) {
+    close(fd);
+    errno = EACCES;
+    return -1;
+  }
+  return fd;
 }
 
 }  // namespace

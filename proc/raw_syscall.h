@@ -128,6 +128,18 @@ inline int raw_unlink(const char* path) {
   return int(raw_syscall(SYS_unlinkat, long(AT_FDCWD), long(path), 0));
 }
 
+inline int raw_mkdir(const char* path, mode_t mode) {
+  return int(raw_syscall(SYS_mkdirat, long(AT_FDCWD), long(path), long(mode)));
+}
+
+inline int raw_fchown(int fd, uid_t uid, gid_t gid) {
+  return int(raw_syscall(SYS_fchown, long(fd), long(uid), long(gid)));
+}
+
+inline uid_t raw_geteuid() {
+  return uid_t(raw_syscall(SYS_geteuid));
+}
+
 /// mmap(2): the mapping, or nullptr (where glibc's returns MAP_FAILED).
 inline void* raw_mmap(size_t size, int prot, int flags, int fd, off_t offset) {
   long p = raw_syscall(SYS_mmap, 0, long(size), long(prot), long(flags), long(fd), long(offset));

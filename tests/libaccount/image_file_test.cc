@@ -1,14 +1,19 @@
 // image_file.cc as a unit: where an image under account run puts its parts.
 #include "image_file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <string>
+
+#include "proc_pids.h"
 
 namespace account {
 namespace {
@@ -129,6 +134,86 @@ TEST(ImageFileName, NamesThePidsAndTheIdentitysStart) {
   EXPECT_EQ(name.start_monotonic_ns, 123456789u);
   unmap_image_region(region);
   unlink(place.path);
+  rmdir(templ);
+  unsetenv("ACCOUNT_RUN_DIR");
+}
+
+// The images of a process that dropped root are in the run directory's user
+// directory for its uid: u<uid>/<pid>-<ppid>-<start>.
+TEST(ImageFileName, AUserDirectorysNameCarriesItsUid) {
+  ImageName name;
+  ASSERT_TRUE(parse_image_name("u65534/100-1-5", &name));
+  EXPECT_EQ(name.pid, 100);
+  EXPECT_EQ(name.ppid, 1);
+  EXPECT_EQ(name.start_monotonic_ns, 5u);
+  for (const char* bad : {"u65534/", "u/100-1-5", "u12x/100-1-5", "x1/100-1-5", "u1/u2/100-1-5"})
+    EXPECT_FALSE(parse_image_name(bad, &name)) << bad;
+  uid_t uid = 0;
+  ASSERT_TRUE(parse_user_dir_name("u65534", &uid));
+  EXPECT_EQ(uid, 65534u);
+  for (const char* bad : {"u", "u65534/100-1-5", "v65534", "u-1", "u4294967295"})
+    EXPECT_FALSE(parse_user_dir_name(bad, &uid)) << bad;
+}
+
+// A root image about to become nobody makes nobody's directory in the run's
+// (nobody's own, 0700) and lets nobody through the run's (0711); nobody's
+// image then makes its file there. A directory that is not a run's as
+// account run makes it (0700, root's) is left alone.
+TEST(UserDirectory, RootMakesItForTheUserItBecomesWhoseImageUsesIt) {
+  if (geteuid() != 0) GTEST_SKIP() << "giving a directory to another user needs root";
+  char templ[] = "/tmp/account-user-dir-XXXXXX";
+  ASSERT_NE(mkdtemp(templ), nullptr);
+  std::string run = templ, user_dir = run + "/u65534";
+  ASSERT_EQ(setenv("ACCOUNT_RUN_DIR", templ, 1), 0);
+  ASSERT_EQ(chmod(templ, 0755), 0);
+  prepare_user_dir(65534);
+  struct stat st;
+  EXPECT_NE(lstat(user_dir.c_str(), &st), 0) << "made in a directory that is no run's";
+  ASSERT_EQ(chmod(templ, 0700), 0);
+  prepare_user_dir(0);  // root stays root: nothing to make
+  EXPECT_NE(lstat((run + "/u0").c_str(), &st), 0);
+  prepare_user_dir(65534);
+  ASSERT_EQ(lstat(user_dir.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISDIR(st.st_mode));
+  EXPECT_EQ(st.st_uid, 65534u);
+  EXPECT_EQ(st.st_mode & 07777, 0700u);
+  ASSERT_EQ(lstat(templ, &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0711u);
+
+  // As nobody, the image's Region goes into a file of nobody's directory.
+  pid_t child = fork();
+  if (child == 0) {
+    forget_proc_pids();
+    if (syscall(SYS_setresgid, 65534, 65534, 65534) != 0 ||
+        syscall(SYS_setresuid, 65534, 65534, 65534) != 0)
+      _exit(10);
+    ImagePlace place;
+    Region* region = map_image_region(&place);
+    if (!region || !place.in_file) _exit(11);
+    std::string path = place.path;
+    if (path.rfind(user_dir + "/", 0) != 0) _exit(12);
+    ImageName name;
+    if (!parse_image_name(path.substr(run.size() + 1).c_str(), &name) || name.pid != getpid())
+      _exit(13);
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  int files = 0;
+  if (DIR* d = opendir(user_dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      if (e->d_name[0] == '.') continue;
+      ++files;
+      std::string file = user_dir + "/" + e->d_name;
+      EXPECT_EQ(lstat(file.c_str(), &st), 0);
+      EXPECT_EQ(st.st_uid, 65534u) << file;
+      unlink(file.c_str());
+    }
+    closedir(d);
+  }
+  EXPECT_EQ(files, 1);
+  rmdir(user_dir.c_str());
   rmdir(templ);
   unsetenv("ACCOUNT_RUN_DIR");
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -79,6 +80,34 @@ TEST_F(ImageFileLookTest, RunningImageIsMappedLive) {
   close(fd);
   EXPECT_EQ(view.region->image_state, uint32_t(kRecorded));
   unmap_image_file(&view);
+}
+
+// A file in a user directory (u<uid>/, where the images of a process that
+// dropped root put theirs) is read only as that user's: a file of another
+// user there (root's, or a second name of one) is never mapped, nor written.
+TEST_F(ImageFileLookTest, AFileInAUserDirectoryIsReadOnlyAsThatUsersOwn) {
+  if (geteuid() != 0) GTEST_SKIP() << "files of another user need root";
+  std::string user_dir = dir_ + "/u65534";
+  ASSERT_EQ(mkdir(user_dir.c_str(), 0700), 0);
+  std::string in_dir = path_;
+  path_ = user_dir + "/100-1-5";
+  write_image(kRunning, 0);
+  ImageFileView view;
+  uint32_t err = 0;
+  EXPECT_EQ(look_at_image_file(path_.c_str(), &view, &err), ImageFileLook::kNotYet);
+  EXPECT_EQ(view.base, nullptr);
+  EXPECT_FALSE(map_image_file(path_.c_str(), &view));
+  ASSERT_EQ(chown(path_.c_str(), 65534, 65534), 0);
+  ASSERT_EQ(look_at_image_file(path_.c_str(), &view, &err), ImageFileLook::kMapped);
+  unmap_image_file(&view);
+  std::string second = user_dir + "/100-1-6";
+  ASSERT_EQ(link(path_.c_str(), second.c_str()), 0);
+  EXPECT_EQ(look_at_image_file(second.c_str(), &view, &err), ImageFileLook::kNotYet);
+  EXPECT_FALSE(map_image_file(path_.c_str(), &view));
+  unlink(second.c_str());
+  unlink(path_.c_str());
+  rmdir(user_dir.c_str());
+  path_ = in_dir;
 }
 
 // The image truncates its file under the sampler's mapping: the next read,

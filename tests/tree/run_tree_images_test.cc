@@ -587,23 +587,27 @@ TEST(RunTreeImages, AnImageThatDroppedRootHandsItsRecordToTheRun) {
 
 // runuser's way: the process drops root, then execs. Its exec record is the
 // one root's output refuses; handed to the run, which writes it at once. The
-// program it exec'd, started as nobody, cannot make a file in root's run
-// directory: it runs without the shim, and the run says so. Before, the exec
-// record was lost and the run failed ("1 record lost ... Permission denied",
-// status 125) while its figures read as complete.
+// program it exec'd starts as nobody and cannot make a file in root's run
+// directory: it makes it in nobody's directory there, which drop_root's
+// setuid made (libaccount/image_file.h), and is counted as any image, its
+// record handed to the run too. Before, it ran without the shim and the run
+// said so ("1 of 2 processes ran without the shim"): its Copied and Malloc
+// were unknown.
 TEST(RunTreeImages, AnImageThatDroppedRootThenExecdHandsItsExecRecordToTheRun) {
   if (geteuid() != 0) GTEST_SKIP() << "dropping root needs root";
   TempDir dir;
-  RunOutput run = account_run(dir, program("drop_root") + " /bin/true; exit 0", {});
+  RunOutput run =
+      account_run(dir, program("drop_root") + " " + test_program("alloc_pattern") + "; exit 0", {});
   ASSERT_EQ(run.result.status, 0) << context(run);
   EXPECT_EQ(run.result.out, "dropped\n");
   EXPECT_EQ(run.result.err.find("lost"), std::string::npos) << context(run);
-  EXPECT_NE(run.result.err.find("1 of 2 processes ran without the shim"), std::string::npos)
-      << context(run);
+  EXPECT_EQ(run.result.err.find("without the shim"), std::string::npos) << context(run);
   RecordFile f = read_records(run.path);
-  const ProcessRecord* dropped = nullptr;
-  for (const ProcessRecord& p : f.processes)
+  const ProcessRecord *dropped = nullptr, *execd = nullptr;
+  for (const ProcessRecord& p : f.processes) {
     if (p.exe == program("drop_root")) dropped = &p;
+    if (p.exe == test_program("alloc_pattern")) execd = &p;
+  }
   ASSERT_NE(dropped, nullptr) << context(run);
   EXPECT_EQ(dropped->end, "exec") << context(run);
   EXPECT_EQ(dropped->written_by, "sampler") << context(run);
@@ -611,8 +615,44 @@ TEST(RunTreeImages, AnImageThatDroppedRootThenExecdHandsItsExecRecordToTheRun) {
   EXPECT_GE(dropped->malloc_calls, 100u) << context(run);
   EXPECT_GE(dropped->malloc_bytes, 100000u) << context(run);
   EXPECT_GT(dropped->vm_peak_bytes, 0u) << context(run);
+  ASSERT_NE(execd, nullptr) << context(run);
+  EXPECT_EQ(execd->pid, dropped->pid);
+  EXPECT_EQ(execd->end, "exit") << context(run);
+  EXPECT_EQ(execd->written_by, "sampler") << context(run);  // root's output refuses nobody
+  EXPECT_TRUE(execd->counted) << context(run);
+  EXPECT_EQ(execd->malloc_calls, 13u) << context(run);  // alloc_pattern.c's own
+  EXPECT_EQ(execd->malloc_bytes, 10u * 1000 + 1000 + 5000 + 1048576) << context(run);
+  EXPECT_EQ(execd->free_calls, 12u) << context(run);
+  EXPECT_GT(execd->rss_peak_bytes, 0u) << context(run);
   expect_run_dir_gone(run);
-  expect_report_processes(run, 2, 1);
+  expect_report_processes(run, 2, 0);
+}
+
+// Once dropped, a shell starts two programs as nobody: each process makes its
+// image file in nobody's directory, and each is counted exactly; the run
+// removes nobody's directory with its own.
+TEST(RunTreeImages, ProcessesStartedAfterDroppingRootAreCountedInTheirUsersDirectory) {
+  if (geteuid() != 0) GTEST_SKIP() << "dropping root needs root";
+  TempDir dir;
+  std::string twice =
+      test_program("alloc_pattern") + " & " + test_program("alloc_pattern") + "; wait";
+  RunOutput run =
+      account_run(dir, program("drop_root") + " /bin/sh -c '" + twice + "'; exit 0", {"-q"});
+  ASSERT_EQ(run.result.status, 0) << context(run);
+  EXPECT_EQ(run.result.err, "") << context(run);
+  RecordFile f = read_records(run.path);
+  std::set<int64_t> pids;
+  for (const ProcessRecord& p : f.processes) {
+    EXPECT_TRUE(p.counted) << context(run);
+    if (p.exe != test_program("alloc_pattern")) continue;
+    pids.insert(p.pid);
+    EXPECT_EQ(p.malloc_calls, 13u) << context(run);
+    EXPECT_EQ(p.free_calls, 12u) << context(run);
+  }
+  EXPECT_EQ(pids.size(), 2u) << context(run);
+  expect_run_dir_gone(run);
+  // sh, drop_root (then the shell), and the shell's two children.
+  expect_report_processes(run, 4, 0);
 }
 
 // A program whose malloc is another allocator's (jemalloc preloaded before
