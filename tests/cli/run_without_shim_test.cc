@@ -11,6 +11,7 @@
 #include <sstream>
 #include <vector>
 
+#include "records.h"
 #include "run_program.h"
 
 namespace account::testing {
@@ -242,19 +243,20 @@ TEST(RunWithoutShim, SomeProcessesWithAMallocOfTheirOwnGetAFootnote) {
   EXPECT_EQ(csv.out.find(",,"), std::string::npos) << csv.out;  // counted: figures, no blanks
 }
 
-// A process that dropped root cannot make its image file in root's run
-// directory nor write root's output: the run counts it as one without the
-// shim, and the program's stderr holds only its own line (before, the shim
-// added "cannot write records" to it, and started a sampler of its own that
-// the run counted as one more process).
+// A process that dropped root by system calls of its own (as a Go program's
+// syscall.Setuid does) has no directory of its user in the run's
+// (libaccount/interpose_setuid.cc): it cannot make its image file in root's
+// run directory nor write root's output. The run counts it as one without
+// the shim, and the program's stderr holds only its own line (before, the
+// shim added "cannot write records" to it, and started a sampler of its own
+// that the run counted as one more process).
 TEST(RunWithoutShim, AProcessThatDroppedRootIsCountedWithoutTheShimAndSaysNothing) {
   if (geteuid() != 0) GTEST_SKIP() << "dropping root needs root";
   TempDir dir;
   std::string out = dir.file("r.jsonl");
   ProgramResult run =
       account({"run", "-o", out, "--test", "t", "--op", "drop", "--", "/bin/sh", "-c",
-               std::string("setpriv --reuid=65534 --regid=65534 --clear-groups ") + HELLO_PATH +
-                   " dropped; true"});
+               std::string(DROP_ROOT_RAW_PATH " ") + HELLO_PATH + " dropped; true"});
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_EQ(run.out, "hello from dropped\n");
   // hello's own line first, then the run's about the process without the shim.
@@ -268,6 +270,34 @@ TEST(RunWithoutShim, AProcessThatDroppedRootIsCountedWithoutTheShimAndSaysNothin
   // hello's own record could not be written: none has it as its program.
   EXPECT_EQ(records.find("\"exe\":\"" HELLO_PATH "\""), std::string::npos) << records;
   EXPECT_EQ(records.find("\"processes_without_shim\""), std::string::npos) << records;
+}
+
+// The same program started as nobody by setpriv (glibc's setresuid) is
+// counted: setpriv, still root, made nobody's directory in the run's, where
+// hello made its image file; hello's record, which root's output refuses, is
+// handed to the run. Its stderr holds only its own line, and nothing ran
+// without the shim. Before, this was the case above.
+TEST(RunWithoutShim, AProgramSetprivStartsAsNobodyIsCountedWithTheShim) {
+  if (geteuid() != 0) GTEST_SKIP() << "dropping root needs root";
+  TempDir dir;
+  std::string out = dir.file("r.jsonl");
+  ProgramResult run =
+      account({"run", "-o", out, "--test", "t", "--op", "drop", "--", "/bin/sh", "-c",
+               std::string("setpriv --reuid=65534 --regid=65534 --clear-groups ") + HELLO_PATH +
+                   " dropped; true"});
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.out, "hello from dropped\n");
+  EXPECT_EQ(run.err.rfind("note\naccount: t drop: ", 0), 0u) << run.err;
+  EXPECT_EQ(run.err.find("without the shim"), std::string::npos) << run.err;
+  RecordFile f = read_records(out);
+  const ProcessRecord* hello = nullptr;
+  for (const ProcessRecord& p : f.processes)
+    if (p.exe == HELLO_PATH) hello = &p;
+  ASSERT_NE(hello, nullptr) << slurp(out);
+  EXPECT_EQ(hello->written_by, "sampler");
+  EXPECT_TRUE(hello->counted);
+  EXPECT_TRUE(hello->malloc_interposed);
+  EXPECT_EQ(hello->end, "exit");
 }
 
 // A static command that ends before the tree sampler's first look (one look a
