@@ -336,10 +336,18 @@ struct OpState {
   }
   // Folds the pending processes into lumps cut at their largest start gaps,
   // then joins the closest neighbouring lumps while there are too many.
-  void fold_pending() {
+  // Pending processes in start order, whatever order their records came in:
+  // the images of one pid are then added as its exec chain runs (each
+  // continues the one before), also where the run wrote an exec'd image's
+  // record after the next one's (an image that dropped root hands its record
+  // to the run, which writes it when it handles the handover).
+  void sort_pending() {
     std::stable_sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
       return a.figures.start_ns < b.figures.start_ns;
     });
+  }
+  void fold_pending() {
+    sort_pending();
     std::vector<size_t> cuts;  // a lump starts at each
     for (size_t i = 1; i < pending.size(); ++i) cuts.push_back(i);
     auto gap = [&](size_t i) {
@@ -482,6 +490,7 @@ void Aggregator::add(const Record& record) {
   OpState& op = state_->op_of(t.test, t.op, t.host);
   RunAcc run;
   run.set_tree(t);
+  op.sort_pending();
   auto keep = op.pending.begin();
   for (auto it = op.pending.begin(); it != op.pending.end(); ++it) {
     if (run.contains(it->figures.start_ns))
@@ -523,6 +532,7 @@ std::vector<Operation> Aggregator::finish() {
         // What lies in no tree's window is one run of its own.
         RunAcc rest;
         for (auto& lump : op.lumps) rest.merge(std::move(lump));
+        op.sort_pending();
         for (auto& q : op.pending) op.add_to(rest, std::move(q));
         op.pending.clear();
         op.lumps.clear();

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "golden.h"
 #include "metric.h"
 #include "reader.h"
@@ -233,6 +235,39 @@ TEST(Aggregate, AnExecInAPidNamespaceContinuesUnderTheRunsPid) {
     EXPECT_EQ(r.processes_without_shim, namespace_pid ? 0u : 1u) << namespace_pid;
     EXPECT_DOUBLE_EQ(r.cpu_s, namespace_pid ? 1.0 : 1.25) << namespace_pid;
   }
+}
+
+// `runuser -u postgres -- psql` under a root run: runuser execs psql's perl
+// wrapper, which execs psql; each image dropped root, so the run writes
+// their records when it handles their handovers, in no fixed order. Any
+// order is one process with the shim, whose CPU is the last image's. Before,
+// an exec record read after the next one's made two processes, one of them
+// "without the shim".
+TEST(Aggregate, AnExecChainIsOneProcessInWhateverOrderItsRecordsCome) {
+  std::vector<ProcessRecord> chain = {process(7, 10, 0.1, 5, "exec"),
+                                      process(7, 10, 0.2, 5, "exec"), process(7, 10, 0.5, 5)};
+  for (size_t i = 0; i < chain.size(); ++i) {
+    chain[i].start_ns += i * 400000000;  // each starts where the one before exec'd
+    chain[i].end_ns = chain[i].start_ns + 400000000;
+  }
+  std::vector<size_t> order = {0, 1, 2};
+  do {
+    for (bool with_tree : {true, false}) {
+      Aggregator a;
+      for (size_t i : order) a.add(chain[i]);
+      if (with_tree) {
+        TreeRecord t = tree(10, 12, 5);
+        t.processes = 1;
+        a.add(t);
+      }
+      const RunFigures r = only_run(a);
+      std::string seen = "order " + std::to_string(order[0]) + std::to_string(order[1]) +
+                         std::to_string(order[2]) + (with_tree ? ", tree" : "");
+      EXPECT_EQ(r.processes, 1u) << seen;
+      EXPECT_EQ(r.processes_without_shim, 0u) << seen;
+      EXPECT_DOUBLE_EQ(r.cpu_s, 0.5) << seen;
+    }
+  } while (std::next_permutation(order.begin(), order.end()));
 }
 
 // `sh -c "static_program; exec static_program"`: the shell (pid 1, with the

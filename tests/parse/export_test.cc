@@ -358,8 +358,8 @@ TEST(ExportHosts, ChromeTraceGroupPerHost) {
       group_name[v.at("pid").to_number<int64_t>()] = v.at("args").at("name").as_string();
   EXPECT_EQ(group_name, (std::map<int64_t, std::string>{{1, "accounts / login / run 1 on beta"},
                                                         {2, "accounts / login / run 1 on alpha"}}));
-  // Each group: its host's three images (pid 100 twice, an exec chain), and
-  // the run's host and CPU in the run slice.
+  // Each group: its host's three images in start order (pid 100 twice, an
+  // exec chain), and the run's host and CPU in the run slice.
   std::map<int64_t, std::vector<std::string>> images;
   for (const json::value& v : events) {
     if (v.at("ph") != "X") continue;
@@ -372,7 +372,7 @@ TEST(ExportHosts, ChromeTraceGroupPerHost) {
     images[group].push_back(fmt::format("{} {}", v.at("tid").to_number<int64_t>(),
                                         std::string(v.at("args").at("exe").as_string())));
   }
-  std::vector<std::string> want = {"100 /bin/sh", "101 /usr/bin/ssh", "100 /usr/bin/git"};
+  std::vector<std::string> want = {"100 /bin/sh", "100 /usr/bin/git", "101 /usr/bin/ssh"};
   EXPECT_EQ(images[1], want);
   EXPECT_EQ(images[2], want);
 }
