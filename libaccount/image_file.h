@@ -52,6 +52,7 @@ constexpr size_t image_round_up(size_t n) {
 struct PackedInfo {
   pid_t pid;
   pid_t ppid;
+  pid_t namespace_pid;
   uint64_t start_realtime_ns;
   uint64_t start_monotonic_ns;
   uint64_t argv_len;

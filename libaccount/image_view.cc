@@ -58,6 +58,7 @@ template <typename P, typename I, typename S, typename F>
 void each_scalar(P& packed, I& id, S& settings, F copy) {
   copy(packed.pid, id.pid);
   copy(packed.ppid, id.ppid);
+  copy(packed.namespace_pid, id.namespace_pid);
   copy(packed.start_realtime_ns, id.start_realtime_ns);
   copy(packed.start_monotonic_ns, id.start_monotonic_ns);
   copy(packed.argc, id.argc);

@@ -177,7 +177,7 @@ RecordPids record_pids(const Identity& id, const Region* region) {
   int32_t run_pid = region ? __atomic_load_n(&region->run_pid, __ATOMIC_ACQUIRE) : 0;
   if (run_pid && run_pid != id.pid)
     return {run_pid, __atomic_load_n(&region->run_ppid, __ATOMIC_RELAXED), id.pid};
-  return {id.pid, id.ppid, 0};
+  return {id.pid, id.ppid, id.namespace_pid};
 }
 
 }  // namespace

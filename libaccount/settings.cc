@@ -220,10 +220,20 @@ void load_settings() {
   }
 }
 
+namespace {
+
+void take_pids(Identity* id) {
+  const ProcPids& p = proc_pids();
+  id->pid = p.pid;
+  id->ppid = p.ppid;
+  id->namespace_pid = p.own != p.pid ? p.own : 0;
+}
+
+}  // namespace
+
 void capture_identity(int argc, char** argv) {
   Identity& id = g_identity;
-  id.pid = proc_pids().pid;
-  id.ppid = proc_pids().ppid;
+  take_pids(&id);
   read_host_name(id.host, sizeof id.host);
   // Straight into place: argv is not set yet.
   long n = raw_readlink("/proc/self/exe", id.text, kPathCapacity - 1);
@@ -250,8 +260,7 @@ void mark_image_start() {
 }
 
 void restart_identity_after_fork() {
-  g_identity.pid = proc_pids().pid;
-  g_identity.ppid = proc_pids().ppid;
+  take_pids(&g_identity);
   mark_image_start();
 }
 

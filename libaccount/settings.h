@@ -48,6 +48,10 @@ struct Settings {
 struct Identity {
   pid_t pid = 0;
   pid_t ppid = 0;
+  // getpid() where /proc shows another pid (a pid namespace below the one of
+  // the /proc mount: the fork child of `unshare -pf --mount-proc` before its
+  // /proc is replaced), else 0.
+  pid_t namespace_pid = 0;
   uint64_t start_realtime_ns = 0;
   uint64_t start_monotonic_ns = 0;
   size_t argv_len = 0;  // bytes of argv, NULs included; at most kArgvCapacity

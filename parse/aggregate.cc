@@ -101,6 +101,7 @@ struct RunAcc {
     std::array<uint64_t, kFigureCount> counts{};
     bool counted = true;
     uint64_t start_ns = 0, end_ns = 0;
+    int64_t namespace_pid = 0;  // its pid in its own pid namespace (0: the same)
     bool continued_by(uint64_t next_start_ns) const {
       return continues_exec(start_ns, end_ns, next_start_ns);
     }
@@ -112,6 +113,10 @@ struct RunAcc {
     }
   }
   std::unordered_map<int64_t, ExecImage> exec_cpu;
+  // An exec'd image's namespace pid -> its pid: the next image may name
+  // itself by the namespace's pid (it started once the namespace had a /proc
+  // of its own, as `unshare -pf --mount-proc` execs its command).
+  std::unordered_map<int64_t, int64_t> exec_by_namespace_pid;
   // Exec'd images no later image continued, whose pid a later process took:
   // their figures, and how many of them the shim counted.
   ExecImage closed_execs;
@@ -150,6 +155,14 @@ struct RunAcc {
       if (auto inner = exec_cpu.find(f.namespace_pid);
           inner != exec_cpu.end() && inner->second.continued_by(f.start_ns))
         open = inner;
+    // An image named by its namespace's pid, continuing one that the run
+    // knows by its own pid.
+    if (open == exec_cpu.end() || !open->second.continued_by(f.start_ns))
+      if (auto named = exec_by_namespace_pid.find(f.pid); named != exec_by_namespace_pid.end())
+        if (auto outer = exec_cpu.find(named->second); outer != exec_cpu.end() &&
+                                                       outer->second.namespace_pid == f.pid &&
+                                                       outer->second.continued_by(f.start_ns))
+          open = outer;
     bool new_process = open == exec_cpu.end() || !open->second.continued_by(f.start_ns);
     // A later process of the pid: the exec'd image's program wrote no record.
     if (new_process && open != exec_cpu.end() && (f.start_ns > open->second.start_ns || f.exec)) {
@@ -163,9 +176,10 @@ struct RunAcc {
       take_root(f.pid, f.start_ns, f.end, f.command);
     else if (f.pid == root_pid && f.end.how != RunEnd::How::kUnknown)
       root_end = f.end;
-    if (f.exec)
-      exec_cpu[f.pid] = {f.seconds, f.bytes, f.counted, f.start_ns, f.end_ns};
-    else if (!new_process)
+    if (f.exec) {
+      exec_cpu[f.pid] = {f.seconds, f.bytes, f.counted, f.start_ns, f.end_ns, f.namespace_pid};
+      if (f.namespace_pid) exec_by_namespace_pid[f.namespace_pid] = f.pid;
+    } else if (!new_process)
       exec_cpu.erase(f.pid);  // the chain's last image
     sums.add(f, /*image_counts=*/!f.exec);
     if (new_process) ++processes;
@@ -220,6 +234,7 @@ struct RunAcc {
       close_exec(newer ? it->second : image);  // two processes of one pid
       if (newer) it->second = image;
     }
+    for (auto& [inner, pid] : other.exec_by_namespace_pid) exec_by_namespace_pid[inner] = pid;
     add_figures(&closed_execs, other.closed_execs);
     closed_exec_without_shim += other.closed_exec_without_shim;
     malloc_unseen_earlier += other.malloc_unseen_earlier;

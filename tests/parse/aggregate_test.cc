@@ -220,13 +220,16 @@ TEST(Aggregate, ExecRecordCountsWhenNoLaterImageIsRecorded) {
 // placed it, so its exec record names pid 2; the next image, placed, names
 // the run's pid, 2949, and namespace_pid 2: one process with the shim, whose
 // CPU is the next image's (the kernel's counters survive exec).
-TEST(Aggregate, AnExecInAPidNamespaceContinuesUnderTheRunsPid) {
-  // Without the key, two processes: pid 2 exec'd into one without the shim.
-  for (int64_t namespace_pid : {2, 0}) {
-    ProcessRecord before = process(2, 10, 0.25, 5, "exec");
-    ProcessRecord after = process(2949, 10, 1.0, 5);
+// An exec record (0.25 s of CPU) and the next image of its process (1.0 s in
+// all: the kernel's counters survive exec), told apart by their pids, joined
+// by the namespace_pid of one of them (after, or before), or not (0): one
+// process with the shim, or two, one of them without.
+void expect_joined_by_namespace_pid(int64_t before_pid, int64_t after_pid, bool key_on_after) {
+  for (int64_t namespace_pid : {key_on_after ? before_pid : after_pid, int64_t{0}}) {
+    ProcessRecord before = process(before_pid, 10, 0.25, 5, "exec");
+    ProcessRecord after = process(after_pid, 10, 1.0, 5);
     after.start_ns = before.end_ns;
-    after.namespace_pid = namespace_pid;
+    (key_on_after ? after : before).namespace_pid = namespace_pid;
     Aggregator a;
     a.add(before);
     a.add(after);
@@ -235,6 +238,10 @@ TEST(Aggregate, AnExecInAPidNamespaceContinuesUnderTheRunsPid) {
     EXPECT_EQ(r.processes_without_shim, namespace_pid ? 0u : 1u) << namespace_pid;
     EXPECT_DOUBLE_EQ(r.cpu_s, namespace_pid ? 1.0 : 1.25) << namespace_pid;
   }
+}
+
+TEST(Aggregate, AnExecInAPidNamespaceContinuesUnderTheRunsPid) {
+  expect_joined_by_namespace_pid(2, 2949, /*key_on_after=*/true);
 }
 
 // `runuser -u postgres -- psql` under a root run: runuser execs psql's perl
@@ -268,6 +275,15 @@ TEST(Aggregate, AnExecChainIsOneProcessInWhateverOrderItsRecordsCome) {
       EXPECT_DOUBLE_EQ(r.cpu_s, 0.5) << seen;
     }
   } while (std::next_permutation(order.begin(), order.end()));
+}
+
+// `unshare -pf --mount-proc true`: unshare's fork child (2949 to the run, 1
+// in its namespace) exec'd true, whose record names the namespace's pid only
+// (the namespace's /proc was mounted by then): one process with the shim,
+// whose CPU is true's. Without the exec record's namespace_pid, two
+// processes, one of them without the shim.
+TEST(Aggregate, AnImageNamedByItsNamespacesPidContinuesTheExecBeforeIt) {
+  expect_joined_by_namespace_pid(2949, 1, /*key_on_after=*/false);
 }
 
 // `sh -c "static_program; exec static_program"`: the shell (pid 1, with the

@@ -533,6 +533,34 @@ TEST(RunTreeImages, APidNamespaceWithItsOwnProcIsCountedOnceWithTheShim) {
   expect_run_dir_gone(run);
 }
 
+// The namespace's init ends before any walk sights it (unshare -pf
+// --mount-proc /bin/true): its record keeps the namespace's pid, 1. The
+// image before it, unshare's fork child, knew both pids (its /proc was the
+// run's still) and its exec record says so (namespace_pid 1): the two are one
+// process, with the shim. Before, the report read 3 processes, 1 without the
+// shim, where the tree record said 2.
+TEST(RunTreeImages, AShortNamespaceInitContinuesTheImageThatExecdIntoIt) {
+  if (geteuid() != 0) GTEST_SKIP() << "a pid namespace needs root";
+  TempDir dir;
+  RunOutput run = account_run(dir, "unshare -pf --mount-proc /bin/true");
+  ASSERT_EQ(run.result.status, 0) << context(run);
+  RecordFile f = read_records(run.path);
+  ASSERT_EQ(f.trees.size(), 1u) << context(run);
+  EXPECT_EQ(f.trees[0].processes, 3u) << context(run);  // sh, unshare, its child
+  EXPECT_EQ(f.trees[0].processes_without_shim, 0u) << context(run);
+  const ProcessRecord *child = nullptr, *init = nullptr;
+  for (const ProcessRecord& p : f.processes) {
+    if (p.exe == "/usr/bin/unshare" && p.end == "exec") child = &p;
+    if (p.exe == "/usr/bin/true") init = &p;
+  }
+  ASSERT_NE(child, nullptr) << context(run);
+  ASSERT_NE(init, nullptr) << context(run);
+  EXPECT_EQ(child->namespace_pid, 1) << context(run);
+  EXPECT_EQ(init->pid, 1) << context(run);
+  expect_report_processes(run, 3, 0);
+  expect_run_dir_gone(run);
+}
+
 // An image whose first counted call comes from the executable's
 // .preinit_array, before libc has set environ (an ASan-built program's
 // __asan_init), still finds the run's directory in its environment: one
