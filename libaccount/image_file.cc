@@ -196,7 +196,8 @@ void prepare_user_dir(uid_t euid) {
       raw_syscall(SYS_mkdirat, long(run_fd), long(name), 0700) == 0) {
     int fd = int(raw_syscall(SYS_openat, long(run_fd), long(name),
                              long(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)));
-    bool given = fd >= 0 && raw_fchown(fd, euid, gid_t(-1)) == 0;
+    // 0700 whatever the program's umask, then that user's.
+    bool given = fd >= 0 && raw_fchmod(fd, 0700) == 0 && raw_fchown(fd, euid, gid_t(-1)) == 0;
     if (fd >= 0) raw_close(fd);
     if (given)
       // Through the run's directory to the user directory, for every user:

@@ -172,7 +172,9 @@ TEST(UserDirectory, RootMakesItForTheUserItBecomesWhoseImageUsesIt) {
   ASSERT_EQ(chmod(templ, 0700), 0);
   prepare_user_dir(0);  // root stays root: nothing to make
   EXPECT_NE(lstat((run + "/u0").c_str(), &st), 0);
+  mode_t umask_before = umask(0777);  // a program's umask does not narrow it
   prepare_user_dir(65534);
+  umask(umask_before);
   ASSERT_EQ(lstat(user_dir.c_str(), &st), 0);
   EXPECT_TRUE(S_ISDIR(st.st_mode));
   EXPECT_EQ(st.st_uid, 65534u);
