@@ -243,6 +243,13 @@ TEST(RunWithoutShim, SomeProcessesWithAMallocOfTheirOwnGetAFootnote) {
   EXPECT_EQ(csv.out.find(",,"), std::string::npos) << csv.out;  // counted: figures, no blanks
 }
 
+// A root run (test t, op drop) of a shell whose `dropper` starts hello as
+// nobody.
+ProgramResult run_hello_dropped_by(const std::string& dropper, const std::string& out) {
+  return account({"run", "-o", out, "--test", "t", "--op", "drop", "--", "/bin/sh", "-c",
+                  dropper + " " + HELLO_PATH + " dropped; true"});
+}
+
 // A process that dropped root by system calls of its own (as a Go program's
 // syscall.Setuid does) has no directory of its user in the run's
 // (libaccount/interpose_setuid.cc): it cannot make its image file in root's
@@ -254,9 +261,7 @@ TEST(RunWithoutShim, AProcessThatDroppedRootIsCountedWithoutTheShimAndSaysNothin
   if (geteuid() != 0) GTEST_SKIP() << "dropping root needs root";
   TempDir dir;
   std::string out = dir.file("r.jsonl");
-  ProgramResult run =
-      account({"run", "-o", out, "--test", "t", "--op", "drop", "--", "/bin/sh", "-c",
-               std::string(DROP_ROOT_RAW_PATH " ") + HELLO_PATH + " dropped; true"});
+  ProgramResult run = run_hello_dropped_by(DROP_ROOT_RAW_PATH, out);
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_EQ(run.out, "hello from dropped\n");
   // hello's own line first, then the run's about the process without the shim.
@@ -282,9 +287,7 @@ TEST(RunWithoutShim, AProgramSetprivStartsAsNobodyIsCountedWithTheShim) {
   TempDir dir;
   std::string out = dir.file("r.jsonl");
   ProgramResult run =
-      account({"run", "-o", out, "--test", "t", "--op", "drop", "--", "/bin/sh", "-c",
-               std::string("setpriv --reuid=65534 --regid=65534 --clear-groups ") + HELLO_PATH +
-                   " dropped; true"});
+      run_hello_dropped_by("setpriv --reuid=65534 --regid=65534 --clear-groups", out);
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_EQ(run.out, "hello from dropped\n");
   EXPECT_EQ(run.err.rfind("note\naccount: t drop: ", 0), 0u) << run.err;
