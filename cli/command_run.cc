@@ -92,12 +92,25 @@ RunFigures read_run_figures(const RunOptions& o, const std::string& path, std::s
   return run;
 }
 
+// Daemons of the run that outlived its command: the line's figures are those
+// of the processes that ended (the report of the file, once they end, has all).
+std::string still_running_note(const RunResult& r, bool temporary) {
+  size_t n = r.running.size();
+  if (n == 0) return "";
+  bool one = n == 1;
+  return fmt::format("; {} process{} still running {} not in these figures{}", n, one ? "" : "es",
+                     one ? "is" : "are",
+                     temporary ? ""
+                     : one     ? " (its records follow in the file when it ends)"
+                               : " (their records follow in the file when they end)");
+}
+
 void print_summary(const RunOptions& o, const std::string& path, const RunResult& r,
                    const RunFigures& run, bool temporary) {
   std::string label = o.test.empty() && o.op.empty() ? "" : fmt::format("{} {}: ", o.test, o.op);
   fmt::print(stderr,
              "account: {}{} process{}, wall {:.2f} s, cpu {:.2f} s, peak size {}, "
-             "resident {}, copied {}, malloc {}{}{}{}{}\n",
+             "resident {}, copied {}, malloc {}{}{}{}{}{}\n",
              label, run.processes, run.processes == 1 ? "" : "es",
              double(r.end_ns - r.start_ns) / 1e9, run.cpu_s, counted_mib(run, Metric::kSize, 2),
              counted_mib(run, Metric::kResident, 2), counted_mib(run, Metric::kCopied, 1),
@@ -107,7 +120,7 @@ void print_summary(const RunOptions& o, const std::string& path, const RunResult
              r.interrupted ? fmt::format(" (interrupted: SIG{})", sigabbrev_np(r.interrupted))
              : r.aborted   ? ""
                            : how_it_ended(run.end),
-             temporary ? "" : fmt::format(" -> {}", path));
+             temporary ? "" : fmt::format(" -> {}", path), still_running_note(r, temporary));
 }
 
 // The default output: made before the command starts, removed however run ends.
@@ -317,7 +330,7 @@ int command_run(const Args& args) {
     }
     if (read_figures) {
       if (!o.quiet) print_summary(o, path, r, figures, !temporary.path.empty());
-      budget = judge_budgets(figures, o.budgets,
+      budget = judge_budgets(figures, o.budgets, r.running.size(),
                              [](const std::string& line) { fmt::print(stderr, "{}", line); });
     }
     from = 0;

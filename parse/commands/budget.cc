@@ -6,6 +6,14 @@
 
 namespace account {
 
+namespace {
+
+std::string processes_phrase(size_t n) {
+  return fmt::format("{} process{}", n, n == 1 ? "" : "es");
+}
+
+}  // namespace
+
 std::string budget_figure_names() {
   std::string names;
   for (const Figure& f : figures())
@@ -14,7 +22,7 @@ std::string budget_figure_names() {
 }
 
 GateStatus judge_budgets(const RunFigures& run, const std::vector<Budget>& budgets,
-                         const MessageSink& err) {
+                         size_t still_running, const MessageSink& err) {
   GateStatus status = GateStatus::kPassed;
   const double mib = 1024.0 * 1024.0;
   for (const Budget& b : budgets) {
@@ -28,7 +36,16 @@ GateStatus judge_budgets(const RunFigures& run, const std::vector<Budget>& budge
       continue;
     }
     double value = base_value(run, f);
-    if (value <= double(b.limit_bytes)) continue;
+    if (value <= double(b.limit_bytes)) {
+      if (still_running == 0) continue;
+      err(fmt::format(
+          "account run: {} {:.2f} MiB is within its budget of {:.2f} MiB so far, but {} "
+          "still running when the command ended {} not in it: not judged\n",
+          f.name, value / mib, b.limit_bytes / mib, processes_phrase(still_running),
+          still_running == 1 ? "is" : "are"));
+      if (status == GateStatus::kPassed) status = GateStatus::kNotJudged;
+      continue;
+    }
     err(
         fmt::format("account run: {} {:.2f} MiB ({} bytes) is over its budget of {:.2f} MiB ({} "
                     "bytes)\n",

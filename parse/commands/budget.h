@@ -23,7 +23,10 @@ std::string budget_figure_names();
 
 /// One line per figure over its budget or not judged, to `err`; kFailed when
 /// one is over, else kNotJudged when one is unknown, else kPassed.
+/// `still_running`: processes of the run that outlived its command, whose
+/// figures are not in `run` yet. A figure over its budget stays over (every
+/// budget's figure only grows as processes end); one within it is not judged.
 GateStatus judge_budgets(const RunFigures& run, const std::vector<Budget>& budgets,
-                         const MessageSink& err);
+                         size_t still_running, const MessageSink& err);
 
 }  // namespace account

@@ -46,6 +46,24 @@ TEST(RunBudget, AFailedCommandKeepsItsStatus) {
   EXPECT_EQ(failed.status, 7) << failed.err;
 }
 
+// A daemon outlives the command: a figure within its budget so far cannot be
+// judged (the daemon's figures come when it ends), one over it already is over.
+TEST(RunBudget, ADaemonStillRunningLeavesAFigureWithinItsBudgetUnjudged) {
+  const std::string script =
+      "sleep 1 </dev/null >/dev/null 2>&1 & exec " + test_program("heap_peak");
+  ProgramResult within = account({"run", "-q", "--budget", "malloc=1G", "--", "sh", "-c", script});
+  EXPECT_EQ(within.status, 5) << within.err;
+  EXPECT_EQ(within.err,
+            "account run: malloc 4.66 MiB is within its budget of 1024.00 MiB so far, but 1 "
+            "process still running when the command ended is not in it: not judged\n");
+  ProgramResult over = account({"run", "-q", "--budget", "malloc=1M", "--", "sh", "-c", script});
+  EXPECT_EQ(over.status, 3) << over.err;
+  EXPECT_EQ(over.err.rfind("account run: malloc 4.66 MiB (", 0), 0u) << over.err;
+  EXPECT_NE(over.err.find(" bytes) is over its budget of 1.00 MiB (1048576 bytes)\n"),
+            std::string::npos)
+      << over.err;
+}
+
 TEST(RunBudget, BadBudgetsAreOneLineBeforeAnythingRuns) {
   ProgramResult cpu = account({"run", "--budget", "cpu=1K", "--", "true"});
   EXPECT_EQ(cpu.status, 1);
