@@ -39,7 +39,7 @@ Slot* owned_slot() {
 
 bool counting() {
   return malloc_was_the_shims(
-      g_malloc_found, g_malloc_found == kMallocBehindPlt ? sum_slots(g_region).malloc_calls : 0);
+      g_malloc_found, malloc_known_by_calls(g_malloc_found) ? sum_slots(g_region).malloc_calls : 0);
 }
 
 void thread_snapshot(const Slot* s, account_counters* c) {

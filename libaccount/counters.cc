@@ -230,9 +230,9 @@ Slot* claim_slot() {
 void reset_region_after_fork() {
   Region* parent = g_region;
   Totals inherited = parent ? sum_slots(parent) : Totals{};
-  // A malloc behind a canonical PLT entry that the parent's calls reached is
-  // the shim's: the child's lookup is the parent's (its new Region says so).
-  if (g_malloc_found == kMallocBehindPlt &&
+  // A malloc that the parent's calls reached is the shim's: the child's
+  // lookup is the parent's (its new Region says so).
+  if (malloc_known_by_calls(g_malloc_found) &&
       malloc_was_the_shims(g_malloc_found, inherited.malloc_calls))
     g_malloc_found = kMallocIsTheShims;
   ImagePlace place;

@@ -21,6 +21,7 @@
 #include "libc_copies.h"
 #include "next_allocator.h"
 #include "real_copy.h"
+#include "under_valgrind.h"
 #include "usable_size.h"
 
 extern "C" {
@@ -84,9 +85,10 @@ namespace {
 uint32_t find_program_malloc() {
   void* own = reinterpret_cast<void*>(&account_own_malloc);
   void* found = dlsym(RTLD_DEFAULT, "malloc");
-  if (found == own)
-    return versioned_definition_precedes("malloc", kGlibcBaseVersion, own) ? kMallocIsAnothers
-                                                                           : kMallocIsTheShims;
+  if (found == own) {
+    if (versioned_definition_precedes("malloc", kGlibcBaseVersion, own)) return kMallocIsAnothers;
+    return under_valgrind() ? kMallocUnderValgrind : kMallocIsTheShims;
+  }
   Dl_info info;
   void* entry = nullptr;  // the ElfW(Sym) dladdr1 matched
   if (found && dladdr1(found, &info, &entry, RTLD_DL_SYMENT) && entry &&

@@ -43,15 +43,26 @@ enum MallocFound : uint32_t {
   /// symbol with a value: the executable takes malloc's address, as Debian's
   /// python3.11 does), which jumps to the definition, whichever it is.
   kMallocBehindPlt = 2,
+  /// The lookup names the shim's, but the process runs on valgrind, whose
+  /// memcheck, massif, dhat, helgrind and drd divert every call of a malloc
+  /// (the shim's too) to their own allocator, and whose none, cachegrind and
+  /// callgrind do not: the shim's if any call reached it.
+  kMallocUnderValgrind = 3,
 };
 extern uint32_t g_malloc_found;
 
+/// Whether the malloc found is the shim's only if some call reached it
+/// (kMallocBehindPlt, kMallocUnderValgrind): then the figures of a process
+/// whose calls did are the shim's, and the lookup (every caller's) is settled.
+inline bool malloc_known_by_calls(uint32_t found) {
+  return found == kMallocBehindPlt || found == kMallocUnderValgrind;
+}
+
 /// The one rule for whether the program's malloc was the shim's: found so, or,
-/// behind a canonical PLT entry, if any call reached the shim (the lookup gives
-/// every caller the same definition). Where it was not, the record says so
-/// ("malloc_interposed": false) rather than show a silent zero.
+/// where only calls tell, if any call reached the shim. Where it was not, the
+/// record says so ("malloc_interposed": false) rather than show a silent zero.
 inline bool malloc_was_the_shims(uint32_t found, uint64_t malloc_calls) {
-  return found == kMallocIsTheShims || (found == kMallocBehindPlt && malloc_calls > 0);
+  return found == kMallocIsTheShims || (malloc_known_by_calls(found) && malloc_calls > 0);
 }
 
 /// Finds the next allocator on first use. False only for a re-entrant call

@@ -19,6 +19,7 @@
 #include "real_copy.h"
 #include "record_keys.h"
 #include "timeline_store.h"
+#include "under_valgrind.h"
 
 namespace account {
 
@@ -93,7 +94,8 @@ void put_mib(TextBuffer& out, uint64_t bytes) {
 // created if missing, and reached through no symbolic link, neither the file
 // nor a directory on its way (-ELOOP): a link another user planted in a shared
 // directory cannot lead the records, or their creation, into a file of its
-// choosing. Without openat2 (before Linux 5.6, or refused by a seccomp filter)
+// choosing. Without openat2 (before Linux 5.6, refused by a seccomp filter, or
+// under valgrind)
 // only the file's own name is checked.
 int open_output(const char* path, bool pinned) {
   const int flags =
@@ -101,8 +103,9 @@ int open_output(const char* path, bool pinned) {
   auto open_as = [&](int access) {
     int fd;
     do
-      fd = pinned ? raw_open(path, access | flags, 0600)
-                  : raw_open_no_symlinks(path, access | flags, 0600);
+      // Valgrind (3.19) has no openat2 and says so on the program's stderr.
+      fd = pinned || under_valgrind() ? raw_open(path, access | flags, 0600)
+                                      : raw_open_no_symlinks(path, access | flags, 0600);
     while (fd == -EINTR);
     // ENOSYS: before Linux 5.6; EPERM: a seccomp filter that refuses
     // system calls it does not know (a real EPERM comes back from openat too).

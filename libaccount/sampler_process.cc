@@ -29,6 +29,7 @@
 #include "raw_syscall.h"
 #include "sampling.h"
 #include "timeline_store.h"
+#include "under_valgrind.h"
 
 // glibc's clone under its other name: the shim's own clone() (interpose_fork.cc)
 // is for the program's.
@@ -239,7 +240,10 @@ int intermediate_main(void* arg) {
 }  // namespace
 
 void start_sampler(bool after_fork) {
-  if (g_settings.sample_ms == 0 || g_region == nullptr) return;
+  // Valgrind runs no clone that shares memory but is no thread (its warning
+  // would be the program's stderr), nor pidfd_open before 3.20: the image's
+  // end writes its record, with the peaks of /proc/self/status.
+  if (g_settings.sample_ms == 0 || g_region == nullptr || under_valgrind()) return;
   int saved_errno = errno;
   // A fork child's inherited ones are its parent's children, and a fork child
   // is no subreaper.
