@@ -279,7 +279,7 @@ TEST(RobustnessRealPrograms, UnderValgrindMallocIsCountedOrUnknownNeverZero) {
   ProgramResult run = run_program({ACCOUNT_CLI_PATH, "run", "-o", out, "--", "valgrind", "-q",
                                    "--tool=memcheck", test_program("heap_peak")});
   ASSERT_EQ(run.status, 0) << run.err;
-  EXPECT_NE(run.err.find(", malloc – (1 of 1 processes had a malloc not the shim's) -> "),
+  EXPECT_NE(run.err.find(", malloc – MiB (1 of 1 process had a malloc not the shim's) -> "),
             std::string::npos)
       << run.err;
   ProgramResult report = run_program({ACCOUNT_CLI_PATH, "report", "--format", "json", out});
