@@ -300,6 +300,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
       else
         tree.forked(e.pid, e.monotonic_ns, e.parent);
     }
+    tree.pair_unnamed_images();
   };
   if (events) {
     // A lookup comes from inside a tick: the forks wait for follow_forks.

@@ -69,6 +69,24 @@ void ProcessCount::forget(pid_t pid) {
   current_.erase(pid);
 }
 
+pid_t ProcessCount::claim_unnamed_image(pid_t parent, uint64_t start_ns) {
+  Process* latest = nullptr;
+  pid_t latest_pid = 0;
+  for (auto& [pid, p] : current_) {
+    if (p.parent != parent || p.shim || p.file_lost || p.born_ns > start_ns) continue;
+    if (p.ended_ns != 0 && p.ended_ns < start_ns) continue;
+    if (!latest || p.born_ns > latest->born_ns) latest = &p, latest_pid = pid;
+  }
+  if (latest) latest->shim = true;
+  return latest_pid;
+}
+
+bool ProcessCount::running_at(pid_t pid, uint64_t at_ns) const {
+  auto it = current_.find(pid);
+  return it != current_.end() && it->second.born_ns <= at_ns &&
+         (it->second.ended_ns == 0 || it->second.ended_ns >= at_ns);
+}
+
 uint64_t ProcessCount::without_shim() const {
   uint64_t n = earlier_without_shim_;
   for (const auto& [pid, p] : current_) n += had_shim(p) ? 0 : 1;

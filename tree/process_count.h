@@ -39,6 +39,15 @@ class ProcessCount {
   void unshimmed(pid_t pid);
   /// The process now under `pid` is not one of the tree's (a sampler of the shim's).
   void forget(pid_t pid);
+  /// An image that named itself by a pid namespace's pids, and that began and
+  /// ended before the sampler could place it, was a child of `parent` (the
+  /// run's pid) from before `start_ns` (its start): the latest child the
+  /// kernel's events showed `parent` fork by then that made no image file of
+  /// its own and was still running then had the shim. Its run's pid, or 0
+  /// when there is none.
+  pid_t claim_unnamed_image(pid_t parent, uint64_t start_ns);
+  /// Whether the process under `pid` was running at `at_ns`.
+  bool running_at(pid_t pid, uint64_t at_ns) const;
 
   uint64_t processes() const { return earlier_ + current_.size(); }
   uint64_t without_shim() const;

@@ -72,13 +72,16 @@ void TreeSampler::discover_images() {
       if (in_tree(&id, false)) {
         count_.seen(id.pid, id.start_monotonic_ns, following(id.pid), quiet_ns_, true);
         count_.shimmed(id.pid);
+      } else {
+        note_unnamed(id);
       }
       continue;
     }
     look_at_image(name);
   }
   for (const std::string& name : removed) {
-    unplaced_.erase(name);
+    ImageName id;
+    if (unplaced_.erase(name) && parse_image_name(name.c_str(), &id)) note_unnamed(id);
     marked_.erase(name);     // it recorded itself
     stillborn_.erase(name);  // it set itself up and recorded itself
     if (auto it = images_.find(name); it != images_.end()) it->second->file_removed = true;
@@ -122,6 +125,39 @@ bool TreeSampler::place_nested(ImageName* id) {
   id->pid = found;
   id->ppid = proc_tree_.stat(found, &stat) ? pid_t(stat.ppid) : 0;
   return true;
+}
+
+void TreeSampler::note_unnamed(const ImageName& id) {
+  // A namespace's init names no parent there: its own rule (the report joins
+  // it to the exec record before it by namespace_pid).
+  if (!names_a_namespace_init(id)) unnamed_.push_back({id.pid, id.ppid, id.start_monotonic_ns});
+}
+
+void TreeSampler::pair_unnamed_images() {
+  // An image after another of the same process (its exec) finds that one's
+  // pairing: in start order.
+  std::sort(unnamed_.begin(), unnamed_.end(),
+            [](const UnnamedImage& a, const UnnamedImage& b) { return a.start_ns < b.start_ns; });
+  std::vector<UnnamedImage> left;
+  for (const UnnamedImage& image : unnamed_) {
+    pid_t parent = 0;
+    int parents = 0;
+    for (const auto& [pid, nested] : nested_pids_)
+      if (nested == image.ppid) parent = pid, ++parents;
+    if (parents != 1) {  // none known, or pids of several namespaces alike
+      left.push_back(image);
+      continue;
+    }
+    auto key = std::make_pair(parent, image.pid);
+    if (auto it = paired_.find(key);
+        it != paired_.end() && count_.running_at(it->second, image.start_ns))
+      continue;
+    if (pid_t pid = count_.claim_unnamed_image(parent, image.start_ns))
+      paired_[key] = pid;
+    else
+      left.push_back(image);
+  }
+  unnamed_.swap(left);
 }
 
 bool TreeSampler::of_this_tree(const ImageName& id) {
@@ -334,6 +370,7 @@ void TreeSampler::empty_image_dir() {
     }
     unlink(path.c_str());
   }
+  pair_unnamed_images();
 }
 
 }  // namespace account

@@ -91,6 +91,13 @@ class TreeSampler {
   /// One more tick and every ended image handled: call after the command
   /// ended. Returns how many processes of the tree still live (daemons).
   size_t settle();
+  /// Pairs each image named by a pid namespace's pids that ended before it
+  /// could be placed with the process the kernel's events showed its parent
+  /// fork (ProcessCount::claim_unnamed_image), where its parent's pid in the
+  /// namespace names one process of the tree only: a child that began and
+  /// ended between two looks is then one process with the shim, not one
+  /// without it. After each batch of forks (forked()), and at the end.
+  void pair_unnamed_images();
   /// Processes the sampler watches that have not ended.
   size_t live_processes() const;
   /// Images whose process is still running and has not written its record.
@@ -218,6 +225,9 @@ class TreeSampler {
   bool place_nested(ImageName* id);
   /// A process's pid in a namespace below the run's, once read (0: none).
   pid_t nested_pid_of(pid_t pid);
+  /// An image named by a namespace's pids that could not be placed and is
+  /// gone (it wrote its record): one to pair (pair_unnamed_images).
+  void note_unnamed(const ImageName& id);
   void end_proc(pid_t pid);
   void forget_image(Image* image);
   /// Whether the process now under `pid` (if any) is one already ended and
@@ -270,6 +280,13 @@ class TreeSampler {
   /// Image files named in a namespace below the run's whose process no walk
   /// has sighted yet: looked at again until placed or removed.
   std::set<std::string> unplaced_;
+  struct UnnamedImage {
+    pid_t pid, ppid;  // the namespace's
+    uint64_t start_ns;
+  };
+  std::vector<UnnamedImage> unnamed_;  // not paired yet
+  /// (the run's pid of the parent, the namespace's pid) -> the run's pid it paired with.
+  std::map<std::pair<pid_t, pid_t>, pid_t> paired_;
   uint64_t last_end_ns_ = 0;
   TreeObserver* observer_ = nullptr;    // set: watched from outside
   std::map<pid_t, uint64_t> recorded_;  // ended and recorded: pid -> its start_ticks

@@ -561,6 +561,36 @@ TEST(RunTreeImages, AShortNamespaceInitContinuesTheImageThatExecdIntoIt) {
   expect_run_dir_gone(run);
 }
 
+// Children of a pid namespace with a /proc of its own that begin and end
+// between two looks of the run (unshare -pf --mount-proc, a loop of short
+// programs): their images name them by the namespace's pids (2, 3, ...),
+// which no walk sighted. The run pairs each with the process the kernel's
+// events showed the namespace's init fork before the image started: one
+// process with the shim. The static program has no image: it stays one
+// without. Before, each short child was one process without the shim in the
+// tree record and one more in the report (its record): the report and the
+// run's line counted 8 to 10 processes, 3 to 5 without the shim, from one run
+// to the next.
+TEST(RunTreeImages, ShortChildrenOfANamespaceWithItsOwnProcAreCountedOnce) {
+  if (geteuid() != 0) GTEST_SKIP() << "a pid namespace needs root";
+  TempDir dir;
+  RunOutput run = account_run(dir,
+                              fmt::format("unshare -pf --mount-proc sh -c 'for i in 1 2; do "
+                                          "/bin/true; {}; done; /bin/true'",
+                                          STATIC_PROGRAM_PATH),
+                              {"-q", "--cgroup=off"});
+  ASSERT_EQ(run.result.status, 0) << context(run);
+  RecordFile f = read_records(run.path);
+  ASSERT_EQ(f.trees.size(), 1u) << context(run);
+  // sh, unshare, the namespace's init (unshare's child, then sh), three
+  // true and two static programs.
+  EXPECT_EQ(f.trees[0].processes, 8u) << context(run);
+  EXPECT_EQ(f.trees[0].processes_without_shim, 2u) << context(run);
+  EXPECT_EQ(records_of(f, "true").size(), 3u) << context(run);
+  expect_report_processes(run, 8, 2);
+  expect_run_dir_gone(run);
+}
+
 // An image whose first counted call comes from the executable's
 // .preinit_array, before libc has set environ (an ASan-built program's
 // __asan_init), still finds the run's directory in its environment: one
