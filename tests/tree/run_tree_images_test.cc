@@ -565,8 +565,9 @@ TEST(RunTreeImages, AShortNamespaceInitContinuesTheImageThatExecdIntoIt) {
 // between two looks of the run (unshare -pf --mount-proc, a loop of short
 // programs): their images name them by the namespace's pids (2, 3, ...),
 // which no walk sighted. The run pairs each with the process the kernel's
-// events showed the namespace's init fork before the image started: one
-// process with the shim. The static program has no image: it stays one
+// events showed the namespace's init fork before the image started (the
+// init, sighted while it sleeps, is placed by its pid there): one process
+// with the shim. The static program has no image: it stays one
 // without. Before, each short child was one process without the shim in the
 // tree record and one more in the report (its record): the report and the
 // run's line counted 8 to 10 processes, 3 to 5 without the shim, from one run
@@ -574,20 +575,21 @@ TEST(RunTreeImages, AShortNamespaceInitContinuesTheImageThatExecdIntoIt) {
 TEST(RunTreeImages, ShortChildrenOfANamespaceWithItsOwnProcAreCountedOnce) {
   if (geteuid() != 0) GTEST_SKIP() << "a pid namespace needs root";
   TempDir dir;
-  RunOutput run = account_run(dir,
-                              fmt::format("unshare -pf --mount-proc sh -c 'for i in 1 2; do "
-                                          "/bin/true; {}; done; /bin/true'",
-                                          STATIC_PROGRAM_PATH),
-                              {"-q", "--cgroup=off"});
+  RunOutput run =
+      account_run(dir,
+                  fmt::format("unshare -pf --mount-proc sh -c 'sleep 0.1; for i in 1 2; "
+                              "do /bin/true; {}; done; /bin/true'",
+                              STATIC_PROGRAM_PATH),
+                  {"-q", "--cgroup=off"});
   ASSERT_EQ(run.result.status, 0) << context(run);
   RecordFile f = read_records(run.path);
   ASSERT_EQ(f.trees.size(), 1u) << context(run);
-  // sh, unshare, the namespace's init (unshare's child, then sh), three
-  // true and two static programs.
-  EXPECT_EQ(f.trees[0].processes, 8u) << context(run);
+  // sh, unshare, the namespace's init (unshare's child, then sh), sleep,
+  // three true and two static programs.
+  EXPECT_EQ(f.trees[0].processes, 9u) << context(run);
   EXPECT_EQ(f.trees[0].processes_without_shim, 2u) << context(run);
   EXPECT_EQ(records_of(f, "true").size(), 3u) << context(run);
-  expect_report_processes(run, 8, 2);
+  expect_report_processes(run, 9, 2);
   expect_run_dir_gone(run);
 }
 
