@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <unordered_map>
+#include <vector>
 
 namespace account {
 
@@ -73,8 +74,9 @@ class ProcessCount {
   // what it did counted in its parent's image.
   bool had_shim(const Process& p) const;
 
-  std::unordered_map<pid_t, Process> current_;  // the latest process under each pid
-  uint64_t earlier_ = 0;                        // processes whose pid was handed out again
+  std::unordered_map<pid_t, Process> current_;               // the latest process under each pid
+  std::unordered_map<pid_t, std::vector<pid_t>> forked_by_;  // from the events: parent -> pids
+  uint64_t earlier_ = 0;  // processes whose pid was handed out again
   uint64_t earlier_without_shim_ = 0;
 };
 

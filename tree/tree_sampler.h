@@ -283,7 +283,11 @@ class TreeSampler {
   struct UnnamedImage {
     pid_t pid, ppid;  // the namespace's
     uint64_t start_ns;
+    int tries = 0;  // pairings that found no process: after kPairingTries, dropped
   };
+  /// Its fork event comes in the batch after its image at the latest: a third
+  /// try finds nothing new, and a long run's unpairable images cost nothing.
+  static constexpr int kPairingTries = 3;
   std::vector<UnnamedImage> unnamed_;  // not paired yet
   /// (the run's pid of the parent, the namespace's pid) -> the run's pid it paired with.
   std::map<std::pair<pid_t, pid_t>, pid_t> paired_;
