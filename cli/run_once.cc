@@ -300,7 +300,6 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
       else
         tree.forked(e.pid, e.monotonic_ns, e.parent);
     }
-    tree.pair_unnamed_images();
   };
   if (events) {
     // A lookup comes from inside a tick: the forks wait for follow_forks.
@@ -448,6 +447,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   r.killed_after = killed_late.size();
   size_t running = tree.settle();
   follow_forks();
+  tree.pair_unnamed_images();  // every fork of the tree is known now
   // Its rusage holds the CPU of every process it and its descendants waited
   // for: also of those without the shim, which no record shows.
   run_stage("tree settled");

@@ -130,7 +130,8 @@ bool TreeSampler::place_nested(ImageName* id) {
 void TreeSampler::note_unnamed(const ImageName& id) {
   // A namespace's init names no parent there: its own rule (the report joins
   // it to the exec record before it by namespace_pid).
-  if (!names_a_namespace_init(id)) unnamed_.push_back({id.pid, id.ppid, id.start_monotonic_ns, 0});
+  if (!names_a_namespace_init(id) && unnamed_.size() < kMaxUnnamed)
+    unnamed_.push_back({id.pid, id.ppid, id.start_monotonic_ns});
 }
 
 void TreeSampler::pair_unnamed_images() {
@@ -145,8 +146,7 @@ void TreeSampler::pair_unnamed_images() {
     for (const auto& [pid, nested] : nested_pids_)
       if (nested == image.ppid) parent = pid, ++parents;
     if (parents != 1) {  // none known, or pids of several namespaces alike
-      if (image.tries + 1 < kPairingTries)
-        left.push_back({image.pid, image.ppid, image.start_ns, image.tries + 1});
+      left.push_back(image);
       continue;
     }
     auto key = std::make_pair(parent, image.pid);
@@ -155,8 +155,8 @@ void TreeSampler::pair_unnamed_images() {
       continue;
     if (pid_t pid = count_.claim_unnamed_image(parent, image.start_ns))
       paired_[key] = pid;
-    else if (image.tries + 1 < kPairingTries)
-      left.push_back({image.pid, image.ppid, image.start_ns, image.tries + 1});
+    else
+      left.push_back(image);
   }
   unnamed_.swap(left);
 }

@@ -96,7 +96,8 @@ class TreeSampler {
   /// fork (ProcessCount::claim_unnamed_image), where its parent's pid in the
   /// namespace names one process of the tree only: a child that began and
   /// ended between two looks is then one process with the shim, not one
-  /// without it. After each batch of forks (forked()), and at the end.
+  /// without it. At the end, once every fork of the tree is known (forked()):
+  /// the latest fork before an image's start is then its own process's.
   void pair_unnamed_images();
   /// Processes the sampler watches that have not ended.
   size_t live_processes() const;
@@ -283,11 +284,11 @@ class TreeSampler {
   struct UnnamedImage {
     pid_t pid, ppid;  // the namespace's
     uint64_t start_ns;
-    int tries = 0;  // pairings that found no process: after kPairingTries, dropped
   };
-  /// Its fork event comes in the batch after its image at the latest: a third
-  /// try finds nothing new, and a long run's unpairable images cost nothing.
-  static constexpr int kPairingTries = 3;
+  /// Beyond these, an image is counted as before (its process once more,
+  /// without the shim): a bound on the end's pairing, which looks at each
+  /// image's parent's forks.
+  static constexpr size_t kMaxUnnamed = 4096;
   std::vector<UnnamedImage> unnamed_;  // not paired yet
   /// (the run's pid of the parent, the namespace's pid) -> the run's pid it paired with.
   std::map<std::pair<pid_t, pid_t>, pid_t> paired_;
