@@ -199,7 +199,10 @@ void TreeSampler::look_at_image(const std::string& name) {
   if (!in_tree(&id, to_watch)) {
     unmap_image_file(&image->view);
     stillborn_.erase(name);
-    if (look != ImageFileLook::kMissing) unplaced_.insert(name);
+    if (look != ImageFileLook::kMissing)
+      unplaced_.insert(name);  // looked at again until placed, or noted when gone
+    else
+      note_unnamed(id);  // it came and went before this look
     return;
   }
   unplaced_.erase(name);
