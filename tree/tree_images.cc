@@ -374,7 +374,6 @@ void TreeSampler::empty_image_dir() {
     }
     unlink(path.c_str());
   }
-  pair_unnamed_images();
 }
 
 }  // namespace account

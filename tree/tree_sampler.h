@@ -96,8 +96,9 @@ class TreeSampler {
   /// fork (ProcessCount::claim_unnamed_image), where its parent's pid in the
   /// namespace names one process of the tree only: a child that began and
   /// ended between two looks is then one process with the shim, not one
-  /// without it. At the end, once every fork of the tree is known (forked()):
-  /// the latest fork before an image's start is then its own process's.
+  /// without it. Once, when the command has ended and every fork of the tree
+  /// is known (forked()): the latest fork before an image's start is then its
+  /// own process's. (A lingering sampler hears no forks: it pairs nothing.)
   void pair_unnamed_images();
   /// Processes the sampler watches that have not ended.
   size_t live_processes() const;
