@@ -95,8 +95,7 @@ void put_mib(TextBuffer& out, uint64_t bytes) {
 // nor a directory on its way (-ELOOP): a link another user planted in a shared
 // directory cannot lead the records, or their creation, into a file of its
 // choosing. Without openat2 (before Linux 5.6, refused by a seccomp filter, or
-// under valgrind)
-// only the file's own name is checked.
+// under valgrind) only the file's own name is checked.
 int open_output(const char* path, bool pinned) {
   const int flags =
       O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | (pinned ? 0 : O_CREAT);

@@ -41,7 +41,6 @@ void ProcessCount::forked(pid_t pid, uint64_t fork_ns, pid_t parent) {
   if (!added && p.last_ns < fork_ns) begin_new(&p, fork_ns);
   p.born_ns = fork_ns;
   p.parent = parent;
-  if (parent != 0) forked_by_[parent].push_back(pid);
 }
 
 void ProcessCount::execed(pid_t pid, uint64_t exec_ns) {
@@ -70,15 +69,22 @@ void ProcessCount::forget(pid_t pid) {
   current_.erase(pid);
 }
 
-pid_t ProcessCount::claim_unnamed_image(pid_t parent, uint64_t start_ns) {
+ProcessCount::Forks ProcessCount::forks_by_parent() const {
+  Forks forks;
+  for (const auto& [pid, p] : current_)
+    if (p.parent != 0) forks[p.parent].push_back(pid);
+  return forks;
+}
+
+pid_t ProcessCount::claim_unnamed_image(const Forks& forks, pid_t parent, uint64_t start_ns) {
   Process* latest = nullptr;
   pid_t latest_pid = 0;
-  auto children = forked_by_.find(parent);
-  if (children == forked_by_.end()) return 0;
+  auto children = forks.find(parent);
+  if (children == forks.end()) return 0;
   for (pid_t pid : children->second) {
     auto it = current_.find(pid);
     if (it == current_.end()) continue;
-    Process& p = it->second;  // the latest under the pid: its parent is checked
+    Process& p = it->second;
     if (p.parent != parent || p.shim || p.file_lost || p.born_ns > start_ns) continue;
     if (p.ended_ns != 0 && p.ended_ns < start_ns) continue;
     if (!latest || p.born_ns > latest->born_ns) latest = &p, latest_pid = pid;

@@ -40,13 +40,16 @@ class ProcessCount {
   void unshimmed(pid_t pid);
   /// The process now under `pid` is not one of the tree's (a sampler of the shim's).
   void forget(pid_t pid);
+  /// The pids the kernel's events showed each parent fork (the latest
+  /// process under each pid), for claim_unnamed_image.
+  using Forks = std::unordered_map<pid_t, std::vector<pid_t>>;
+  Forks forks_by_parent() const;
   /// An image that named itself by a pid namespace's pids, and that began and
   /// ended before the sampler could place it, was a child of `parent` (the
-  /// run's pid) from before `start_ns` (its start): the latest child the
-  /// kernel's events showed `parent` fork by then that made no image file of
-  /// its own and was still running then had the shim. Its run's pid, or 0
-  /// when there is none.
-  pid_t claim_unnamed_image(pid_t parent, uint64_t start_ns);
+  /// run's pid) from before `start_ns` (its start): the latest child `forks`
+  /// shows `parent` fork by then that made no image file of its own and was
+  /// still running then had the shim. Its run's pid, or 0 when there is none.
+  pid_t claim_unnamed_image(const Forks& forks, pid_t parent, uint64_t start_ns);
   /// Whether the process under `pid` was running at `at_ns`.
   bool running_at(pid_t pid, uint64_t at_ns) const;
 
@@ -74,9 +77,8 @@ class ProcessCount {
   // what it did counted in its parent's image.
   bool had_shim(const Process& p) const;
 
-  std::unordered_map<pid_t, Process> current_;               // the latest process under each pid
-  std::unordered_map<pid_t, std::vector<pid_t>> forked_by_;  // from the events: parent -> pids
-  uint64_t earlier_ = 0;  // processes whose pid was handed out again
+  std::unordered_map<pid_t, Process> current_;  // the latest process under each pid
+  uint64_t earlier_ = 0;                        // processes whose pid was handed out again
   uint64_t earlier_without_shim_ = 0;
 };
 

@@ -135,6 +135,8 @@ void TreeSampler::note_unnamed(const ImageName& id) {
 }
 
 void TreeSampler::pair_unnamed_images() {
+  if (unnamed_.empty()) return;
+  ProcessCount::Forks forks = count_.forks_by_parent();
   // An image after another of the same process (its exec) finds that one's
   // pairing: in start order.
   std::sort(unnamed_.begin(), unnamed_.end(),
@@ -153,7 +155,7 @@ void TreeSampler::pair_unnamed_images() {
     if (auto it = paired_.find(key);
         it != paired_.end() && count_.running_at(it->second, image.start_ns))
       continue;
-    if (pid_t pid = count_.claim_unnamed_image(parent, image.start_ns))
+    if (pid_t pid = count_.claim_unnamed_image(forks, parent, image.start_ns))
       paired_[key] = pid;
     else
       left.push_back(image);
