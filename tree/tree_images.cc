@@ -151,12 +151,18 @@ void TreeSampler::pair_unnamed_images() {
       left.push_back(image);
       continue;
     }
-    auto key = std::make_pair(parent, image.pid);
-    if (auto it = paired_.find(key);
-        it != paired_.end() && count_.running_at(it->second, image.start_ns))
-      continue;
+    // Counted already: the parent's child of this pid in the namespace that
+    // was running when the image started (a walk placed another image of it,
+    // or an image before this one, its exec's, was paired with it).
+    bool counted = false;
+    if (auto children = forks.find(parent); children != forks.end())
+      for (pid_t pid : children->second)
+        if (auto n = nested_pids_.find(pid); n != nested_pids_.end() && n->second == image.pid &&
+                                             count_.running_at(pid, image.start_ns))
+          counted = true;
+    if (counted) continue;
     if (pid_t pid = count_.claim_unnamed_image(forks, parent, image.start_ns))
-      paired_[key] = pid;
+      nested_pids_[pid] = image.pid;
     else
       left.push_back(image);
   }

@@ -291,8 +291,6 @@ class TreeSampler {
   /// image's parent's forks.
   static constexpr size_t kMaxUnnamed = 4096;
   std::vector<UnnamedImage> unnamed_;  // not paired yet
-  /// (the run's pid of the parent, the namespace's pid) -> the run's pid it paired with.
-  std::map<std::pair<pid_t, pid_t>, pid_t> paired_;
   uint64_t last_end_ns_ = 0;
   TreeObserver* observer_ = nullptr;    // set: watched from outside
   std::map<pid_t, uint64_t> recorded_;  // ended and recorded: pid -> its start_ticks
