@@ -98,7 +98,7 @@ std::string still_running_note(const RunResult& r, bool temporary) {
   size_t n = r.running.size();
   if (n == 0) return "";
   bool one = n == 1;
-  return fmt::format("; {} process{} still running {} not in these figures{}", n, one ? "" : "es",
+  return fmt::format("; {} still running {} not in these figures{}", processes_phrase(n),
                      one ? "is" : "are",
                      temporary ? ""
                      : one     ? " (its records follow in the file when it ends)"

@@ -53,6 +53,10 @@ std::string without_shim_note(uint64_t without_shim, uint64_t all) {
                      all == 1 ? "" : "es");
 }
 
+std::string processes_phrase(uint64_t n) {
+  return fmt::format("{} process{}", n, n == 1 ? "" : "es");
+}
+
 std::string without_shim_note(const RunFigures& r) {
   return without_shim_note(r.processes_without_shim, r.processes_over_runs);
 }

@@ -42,6 +42,8 @@ std::string malloc_unseen_note(const RunFigures& r);
 std::string uncounted_notes(const RunFigures& r);
 /// The same from counts: `without_shim` of `all` processes.
 std::string without_shim_note(uint64_t without_shim, uint64_t all);
+/// "1 process", "2 processes".
+std::string processes_phrase(uint64_t n);
 
 struct MetricInfo {
   const char* key;      ///< the column key in CSV and JSON ("cpu_s")

@@ -6,14 +6,6 @@
 
 namespace account {
 
-namespace {
-
-std::string processes_phrase(size_t n) {
-  return fmt::format("{} process{}", n, n == 1 ? "" : "es");
-}
-
-}  // namespace
-
 std::string budget_figure_names() {
   std::string names;
   for (const Figure& f : figures())

@@ -569,9 +569,9 @@ TEST(RunTreeImages, AShortNamespaceInitContinuesTheImageThatExecdIntoIt) {
 // init, sighted while it sleeps, is placed by its pid there): one process
 // with the shim. The static program has no image: it stays one
 // without. Before, each short child was one process without the shim in the
-// tree record and one more in the report (its record): the report and the
-// run's line counted 8 to 10 processes, 3 to 5 without the shim, from one run
-// to the next.
+// tree record and one more in the report (its record): without the first
+// sleep (8 processes), the report and the run's line counted 8 to 10
+// processes, 3 to 5 without the shim, from one run to the next.
 TEST(RunTreeImages, ShortChildrenOfANamespaceWithItsOwnProcAreCountedOnce) {
   if (geteuid() != 0) GTEST_SKIP() << "a pid namespace needs root";
   TempDir dir;
