@@ -16,6 +16,7 @@
 #include "counters.h"
 #include "largest_capture.h"
 #include "next_allocator.h"
+#include "output_owner.h"
 #include "proc_files.h"
 #include "raw_syscall.h"
 #include "record_writer.h"
@@ -82,7 +83,7 @@ constexpr uint32_t kSkipBudget = 8;
 int open_log(const char* path) {
   int fd = open_output(path, false);
   struct stat st;
-  if (fd >= 0 && (raw_fstat(fd, &st) != 0 || owned_by_another_user(st))) {
+  if (fd >= 0 && (raw_fstat(fd, &st) != 0 || owned_by_another_user(fd, st))) {
     raw_close(fd);
     return -1;
   }

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -15,6 +14,7 @@
 #include "counters.h"
 #include "libc_copies.h"
 #include "next_allocator.h"
+#include "output_owner.h"
 #include "raw_syscall.h"
 #include "real_copy.h"
 #include "record_keys.h"
@@ -125,12 +125,6 @@ int open_output(const char* path, bool pinned) {
   if (fd < 0) return fd;
   fd = fd_above_stdio(fd);
   return fd < 0 ? -EMFILE : fd;
-}
-
-bool owned_by_another_user(const struct stat& st) {
-  // Root's file is no attacker's: only root can have made it writable to this process.
-  return (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode)) && st.st_uid != 0 &&
-         st.st_uid != getauxval(AT_EUID);
 }
 
 RecordSource this_image() {
@@ -432,7 +426,7 @@ int append_to(const Settings& settings, const char* path, const char* data, uint
   // Records (argv included) never go into a file, or to the reader of a FIFO,
   // of another user: a 0666 file or a FIFO someone made in a shared directory
   // before the run or the program created its own.
-  if (have_stat && owned_by_another_user(st)) {
+  if (have_stat && owned_by_another_user(fd, st)) {
     raw_close(fd);
     return EPERM;
   }

@@ -110,10 +110,6 @@ void compose_tree_record(TextBuffer& out, const TreeFigures& tree);
 /// through no symbolic link; never blocking on a FIFO. The descriptor (above
 /// stdio), or -errno (-ELOOP: a link on the way).
 int open_output(const char* path, bool pinned);
-/// True for a regular file or FIFO whose owner is neither this exec's effective
-/// uid nor root: nothing of this process's goes there (a device such as
-/// /dev/null is no user's).
-bool owned_by_another_user(const struct stat& st);
 
 /// Appends one record with a single write (O_APPEND) to the output of `settings`
 /// for process `pid`. Returns 0 or an errno value; *path receives the expanded path.

@@ -1,7 +1,8 @@
 #!/bin/sh
 # A file another user made at root's output gets none of root's records: a
 # root `account run -o` refuses it at start, and the shim, given it as the
-# run's pinned output, writes nothing into it (owner is not its effective uid).
+# run's pinned output, writes nothing into it (owner is not its effective uid),
+# nor does it inside a user namespace where both owners show as 65534.
 # Usage: output_owner_test.sh ACCOUNT SHIM PROGRAM
 . "$(dirname "$0")/common.sh"
 account=$1
@@ -31,4 +32,26 @@ own=$work/own.jsonl
 env LD_PRELOAD="$shim" ACCOUNT_OUTPUT="$own" ACCOUNT_OUTPUT_ID="$(stat -c '%d:%i' "$own")" "$program" \
   >/dev/null 2>"$work/err" || fail "the program failed"
 [ "$(grep -c '"kind":"process"' "$own")" -eq 1 ] || fail "root's own record: $(cat "$own") $(cat "$work/err")"
+
+# In a user namespace that maps no uid (`unshare -U`), root's file and
+# nobody's both show the owner 65534: the kernel's owner test tells them apart.
+# Root's own file gets every image's record, that of unshare after its
+# unshare(2) too, and nothing is said.
+userns=$work/userns.jsonl
+"$program" >/dev/null 2>"$work/bare_err"
+env LD_PRELOAD="$shim" ACCOUNT_OUTPUT="$userns" unshare -U "$program" >/dev/null 2>"$work/err" ||
+  fail "unshare -U failed: $(cat "$work/err")"
+cmp -s "$work/bare_err" "$work/err" || fail "said: $(cat "$work/err")"
+[ "$(grep -c '"exe":"/usr/bin/unshare".*"end":"exec"' "$userns")" -eq 1 ] ||
+  fail "no exec record of unshare: $(cat "$userns")"
+[ "$(grep -c '"kind":"process"' "$userns")" -eq 2 ] || fail "not 2 records: $(cat "$userns")"
+# Nobody's file gets none: not from unshare, refused at its start, nor from
+# the image exec'd inside the namespace, whose effective uid shows as 65534.
+env LD_PRELOAD="$shim" ACCOUNT_OUTPUT="$planted" unshare -U "$program" >/dev/null 2>"$work/err" ||
+  fail "unshare -U failed: $(cat "$work/err")"
+[ ! -s "$planted" ] || fail "written inside the namespace: $(cat "$planted")"
+[ "$(grep -cxF "account: cannot write records to ACCOUNT_OUTPUT=$planted: it is owned by another user (refused); this process is not recorded" "$work/err")" -eq 2 ] ||
+  fail "not the line, once an image: $(cat "$work/err")"
+[ "$(grep -cvxF "account: cannot write records to ACCOUNT_OUTPUT=$planted: it is owned by another user (refused); this process is not recorded" "$work/err")" -eq "$(wc -l <"$work/bare_err")" ] ||
+  fail "more said: $(cat "$work/err")"
 echo ok
