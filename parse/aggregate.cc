@@ -279,9 +279,11 @@ struct RunAcc {
     add_saturating(r.processes_without_shim, uncounted_records);
     add_saturating(r.processes_without_shim, tree_without_shim);
     add_saturating(r.processes_without_shim, exec_without_shim);
-    // Processes whose figures no record holds: the tree record's whole figure
-    // (wait4's rusage) knows them, where it is larger.
-    bool records_miss_some = r.processes_without_shim > 0 || processes == 0;
+    // The tree record's whole figure (wait4's rusage of the command) holds
+    // what no record can: processes without the shim, and each process's CPU
+    // after its record's getrusage (its exit: the kernel freeing its memory).
+    // The records hold what wait4 cannot: processes no one of the tree waited
+    // for (a daemon). Each is a floor; the run's figure is the larger.
     for (const Figure& fig : figures()) {
       size_t i = size_t(fig.metric);
       switch (fig.summed) {
@@ -294,8 +296,7 @@ struct RunAcc {
           }
           r.*fig.seconds = sums.seconds[i] + sums.unseen[i] + closed_execs.seconds[i];
           for (const auto& [pid, image] : exec_cpu) r.*fig.seconds += image.seconds[i];
-          if (records_miss_some && sums.whole[i])
-            r.*fig.seconds = std::max(r.*fig.seconds, *sums.whole[i]);
+          if (sums.whole[i]) r.*fig.seconds = std::max(r.*fig.seconds, *sums.whole[i]);
           break;
         case Summed::kAdded:
         case Summed::kLargest:

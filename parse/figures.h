@@ -126,8 +126,8 @@ struct Figure {
   const char* openmetrics;
   const char* openmetrics_help;
   /// kAddedOverImages: what the tree record knows of the whole run's figure
-  /// (CPU: wait4's rusage of the command), used where processes ran without
-  /// the shim (their figure is in no record): the run's figure is then the
+  /// (CPU: wait4's rusage of the command, which holds processes without the
+  /// shim and each process's exit after its record): the run's figure is the
   /// larger of the records' sum and this. nullptr, or nullopt: none.
   std::optional<double> (*tree_whole)(const TreeRecord&) = nullptr;
   /// Summed::kTree: the tree record's figure, nullopt when it lacks the key.

@@ -83,10 +83,10 @@ TEST(Aggregate, ProcessesAfterTheCommandUntilTreeEndBelongToTheRun) {
 }
 
 // wait4's rusage in the tree record (waited_cpu_s) holds the CPU of the
-// processes no record shows: the run's CPU where some ran without the shim
-// (or none wrote a record) is the larger of it and the records' sum; where
-// every process had the shim the records' sum stands (issue 33, gap 2).
-TEST(Aggregate, WaitedCpuCountsWhereProcessesRanWithoutTheShim) {
+// processes no record shows, and each process's exit after its record's
+// getrusage: the run's CPU is the larger of it and the records' sum, which in
+// turn holds processes nobody of the tree waited for (a daemon).
+TEST(Aggregate, RunCpuIsTheLargerOfWaitedAndTheRecordsSum) {
   auto cpu_of = [](TreeRecord t, std::vector<ProcessRecord> records) {
     Aggregator a;
     a.add(t);
@@ -108,7 +108,11 @@ TEST(Aggregate, WaitedCpuCountsWhereProcessesRanWithoutTheShim) {
   TreeRecord shimmed = tree(10, 12, 0);
   shimmed.processes = 1;
   shimmed.waited_cpu_s = 0.75;
-  EXPECT_DOUBLE_EQ(cpu_of(shimmed, {process(1, 10, 0.125, 5)}), 0.125);
+  EXPECT_DOUBLE_EQ(cpu_of(shimmed, {process(1, 10, 0.125, 5)}), 0.75);
+  TreeRecord with_daemon = tree(10, 12, 0);  // a process nobody waited for
+  with_daemon.processes = 2;
+  with_daemon.waited_cpu_s = 0.125;
+  EXPECT_DOUBLE_EQ(cpu_of(with_daemon, {process(1, 10, 0.125, 5), process(2, 10, 0.5, 5)}), 0.625);
   TreeRecord older = tree(10, 12, 0);  // no waited_cpu_s: the records' sum
   older.processes_without_shim = 1;
   EXPECT_DOUBLE_EQ(cpu_of(older, {process(1, 10, 0.125, 5)}), 0.125);

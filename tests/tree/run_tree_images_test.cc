@@ -1004,6 +1004,38 @@ TEST(RunTreeImages, ExecChainTwoRecordsAndSummaryCpuMatchesReport) {
                                                        << report.out;
 }
 
+// A process's record reads its CPU before it ends; its exit (the kernel
+// freeing its memory) comes after, and only wait4's rusage of the command,
+// the tree record's waited_cpu_s, holds it. 100 short children: the run's CPU
+// is that figure, above the records' sum, in the run's line and the report.
+TEST(RunTreeImages, RunCpuHoldsEachProcessesExitAfterItsRecord) {
+  TempDir dir;
+  RunOutput run = account_run(dir, "i=0; while [ $i -lt 100 ]; do /bin/true; i=$((i+1)); done",
+                              {"--test", "exits", "--op", "true"});
+  ASSERT_EQ(run.result.status, 0) << context(run);
+  RecordFile f = checked_records(run);
+  ASSERT_EQ(f.processes.size(), 101u) << context(run);
+  ASSERT_EQ(f.trees.size(), 1u) << context(run);
+  ASSERT_TRUE(f.trees[0].waited_cpu_s.has_value()) << context(run);
+  const double waited = *f.trees[0].waited_cpu_s;
+  double records_sum = 0;
+  for (const ProcessRecord& p : f.processes) records_sum += p.cpu_user_s + p.cpu_sys_s;
+  // Each exit unmaps a process: tens of microseconds at least, 100 of them.
+  EXPECT_GT(waited, records_sum + 0.001) << context(run);
+
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(run.result.err, m, std::regex(R"(, cpu ([0-9.]+) s,)")))
+      << run.result.err;
+  EXPECT_EQ(m[1].str(), fmt::format("{:.2f}", waited)) << run.result.err;
+  ProgramOptions o;
+  o.env = clean_env();
+  ProgramResult report = run_program({ACCOUNT_CLI_PATH, "report", "--format", "csv", run.path}, o);
+  ASSERT_EQ(report.status, 0) << report.err;
+  size_t at = report.out.find("\nexits,true,");
+  ASSERT_NE(at, std::string::npos) << report.out;
+  EXPECT_NEAR(std::stod(report.out.substr(at + 13)), waited, 1e-6) << report.out;
+}
+
 // 1200 `sh -c "exec /bin/true"`: 2401 records reach the run's summary before
 // its tree record, more than the Aggregator keeps one by one, so it folds them
 // and some chains' two images land apart. Each chain is still one process with
