@@ -1,10 +1,10 @@
 #include "output_owner.h"
 
 #include <fcntl.h>
-#include <stdint.h>
 #include <sys/auxv.h>
 #include <sys/syscall.h>
 
+#include "proc_files.h"
 #include "raw_syscall.h"
 
 namespace account {
@@ -14,36 +14,14 @@ namespace {
 // shows for an owner the caller's user namespace does not map.
 constexpr unsigned kOverflowUid = 65534;
 
-bool take_number(const char*& p, const char* end, uint64_t* v) {
-  while (p < end && (*p == ' ' || *p == '\t')) ++p;
-  if (p == end || *p < '0' || *p > '9') return false;
-  *v = 0;
-  while (p < end && *p >= '0' && *p <= '9' && *v <= 0xffffffffu)
-    *v = *v * 10 + uint64_t(*p++ - '0');
-  return true;
-}
-
 }  // namespace
 
 bool uid_mapped(unsigned uid) {
   int fd = raw_open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return true;
-  char map[1024];  // a few lines; one that does not fit counts as unmapped
-  long n = raw_pread(fd, map, sizeof map, 0);
+  bool mapped = read_uid_map_maps(fd, uid);
   raw_close(fd);
-  if (n < 0) return true;  // an empty map (no mapping written yet) maps no uid
-  const char* p = map;
-  const char* end = map + n;
-  while (p < end) {
-    uint64_t inside, outside, count;
-    if (!take_number(p, end, &inside) || !take_number(p, end, &outside) ||
-        !take_number(p, end, &count))
-      return false;
-    if (uid >= inside && uid - inside < count) return true;
-    while (p < end && *p != '\n') ++p;
-    if (p < end) ++p;
-  }
-  return false;
+  return mapped;
 }
 
 bool owned_by_another_user(int fd, const struct stat& st) {

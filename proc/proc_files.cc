@@ -350,4 +350,24 @@ bool read_loadavg_last_pid(int fd, uint64_t* out) {
   return pread_text(fd, buf, sizeof buf) > 0 && parse_loadavg_last_pid(buf, out);
 }
 
+bool parse_uid_map_maps(const char* text, uint64_t uid) {
+  const char* p = text;
+  while (*p) {
+    uint64_t range[3];  // inside, outside, count
+    for (uint64_t& v : range) {
+      while (*p == ' ') ++p;
+      if (!(p = read_uint(p, &v))) return false;
+    }
+    if (uid >= range[0] && uid - range[0] < range[2]) return true;
+    while (*p && *p++ != '\n') {
+    }
+  }
+  return false;
+}
+
+bool read_uid_map_maps(int fd, uint64_t uid) {
+  char buf[1024];  // a few lines; a longer map is read in part, its last line cut short
+  return pread_text(fd, buf, sizeof buf) < 0 || parse_uid_map_maps(buf, uid);
+}
+
 }  // namespace account

@@ -91,6 +91,9 @@ bool parse_io(const char* text, KernelCounters* out);
 /// ("0.10 0.20 0.30 2/150 12345"). Every fork and every new thread anywhere
 /// in the namespace (or below it) moves it.
 bool parse_loadavg_last_pid(const char* text, uint64_t* out);
+/// Whether /proc/PID/uid_map's text (lines "inside outside count") maps `uid`
+/// as the process sees it (inside); an empty map maps none.
+bool parse_uid_map_maps(const char* text, uint64_t uid);
 
 /// The one rule for descriptors opened inside a program: a process started with
 /// 0, 1 or 2 closed must not find them taken. Moves fd above 2 (close-on-exec)
@@ -117,5 +120,7 @@ bool read_stat(int fd, CpuAndExit* out);
 bool read_io(int fd, KernelCounters* out);
 
 bool read_loadavg_last_pid(int fd, uint64_t* out);
+/// parse_uid_map_maps of the file at fd; true when it cannot be read.
+bool read_uid_map_maps(int fd, uint64_t uid);
 
 }  // namespace account

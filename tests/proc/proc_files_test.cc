@@ -168,6 +168,22 @@ TEST(ProcFiles, ParsesTheLastPidOfLoadavg) {
   EXPECT_FALSE(parse_loadavg_last_pid("0.26 0.80 0.84 1/234 0\n", &pid));
 }
 
+// /proc/PID/uid_map as the kernel prints it: each field right-aligned in 10
+// columns, one line a range.
+TEST(ProcFiles, UidMapMapsTheUidsOfItsRanges) {
+  const char* initial = "         0          0 4294967295\n";
+  EXPECT_TRUE(parse_uid_map_maps(initial, 0));
+  EXPECT_TRUE(parse_uid_map_maps(initial, 65534));
+  EXPECT_FALSE(parse_uid_map_maps(initial, 4294967295u));
+  const char* two = "         0       1000          1\n     65534     100000         10\n";
+  EXPECT_TRUE(parse_uid_map_maps(two, 0));
+  EXPECT_FALSE(parse_uid_map_maps(two, 1));
+  EXPECT_TRUE(parse_uid_map_maps(two, 65543));
+  EXPECT_FALSE(parse_uid_map_maps(two, 65544));
+  EXPECT_FALSE(parse_uid_map_maps("", 0));  // a new namespace's, until it is written
+  EXPECT_FALSE(parse_uid_map_maps("         0       1000", 0));  // cut short
+}
+
 // Every fork hands out a pid, and the last one handed out is what the tree
 // sampler compares between ticks to know that nothing was forked.
 TEST(ProcFiles, TheLastPidMovesWithAFork) {
