@@ -101,6 +101,19 @@ bool sampling_off() {
   return v && v[0] == '0' && v[1] == 0;
 }
 
+// Whether the directory that holds the run's directory is missing: the image
+// sees another file system than the run (a chroot without /dev/shm, a mount
+// namespace), not a run that is over and removed its directory.
+bool run_dir_out_of_view(const char* dir) {
+  char parent[kPathCapacity];
+  char* p = parent;
+  if (!put_text(p, parent + sizeof parent - 1, dir)) return false;
+  while (p > parent && *(p - 1) != '/') --p;
+  if (p == parent || p - 1 == parent) return false;  // relative, or in "/"
+  *(p - 1) = 0;
+  return raw_exists(parent) == -ENOENT;
+}
+
 Region* map_in_file(ImagePlace* place) {
   if (secure_execution()) return nullptr;
   const char* dir = find_env(kRunDirVariable);
@@ -118,9 +131,10 @@ Region* map_in_file(ImagePlace* place) {
     if (fd == -ENOENT) fd = -EACCES;  // no user directory: the run lives on
   }
   if (fd < 0) {
-    // ENOENT: the run is over (a daemon's late child), standalone. Otherwise
-    // the run lives on and this image cannot use its directory.
-    place->run_watches = fd != -ENOENT;
+    // ENOENT: the run is over (a daemon's late child), standalone, unless the
+    // image cannot see where the run's directory is: then, as for any other
+    // error, the run lives on and this image cannot use its directory.
+    place->run_watches = fd != -ENOENT || run_dir_out_of_view(dir);
     return nullptr;
   }
   // Past `ulimit -f` (ftruncate would send SIGXFSZ) the image runs standalone,

@@ -128,6 +128,11 @@ inline int raw_unlink(const char* path) {
   return int(raw_syscall(SYS_unlinkat, long(AT_FDCWD), long(path), 0));
 }
 
+/// faccessat(2) with F_OK: 0 when `path` exists (and its directories can be searched).
+inline int raw_exists(const char* path) {
+  return int(raw_syscall(SYS_faccessat, long(AT_FDCWD), long(path), long(F_OK)));
+}
+
 inline int raw_mkdir(const char* path, mode_t mode) {
   return int(raw_syscall(SYS_mkdirat, long(AT_FDCWD), long(path), long(mode)));
 }
