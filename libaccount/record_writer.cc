@@ -245,9 +245,12 @@ void compose_record(TextBuffer& out, const RecordSource& src, const FinalFigures
   uint64_t sampled_rss = max_u64(load_relaxed(&sampled.rss_bytes), f.last.resident_bytes);
   uint64_t sampled_anon = max_u64(load_relaxed(&sampled.anon_bytes), f.last.anon_bytes());
   // The kernel's peaks are never below what was sampled (a sampler-written record
-  // of a dead process may only have the samples).
-  out.field(kVmPeak, max_u64(f.peaks.vm_peak_bytes, sampled_size));
-  out.field(kRssPeak, max_u64(f.peaks.rss_peak_bytes, sampled_rss));
+  // of a dead process may only have the samples). Neither read nor sampled (an
+  // image in a chroot without /proc that ended before a sample): unknown, left out.
+  uint64_t vm_peak = max_u64(f.peaks.vm_peak_bytes, sampled_size);
+  uint64_t rss_peak = max_u64(f.peaks.rss_peak_bytes, sampled_rss);
+  if (vm_peak) out.field(kVmPeak, vm_peak);
+  if (rss_peak) out.field(kRssPeak, rss_peak);
   out.field(kSampledSizePeak, sampled_size);
   out.field(kSampledRssPeak, sampled_rss);
   out.field(kSampledRssAnonPeak, sampled_anon);

@@ -229,6 +229,17 @@ void take_pids(Identity* id) {
   id->namespace_pid = p.own != p.pid ? p.own : 0;
 }
 
+// Without /proc (a chroot that has none), the path the image was exec'd by,
+// as execve(2) was given it: its length, 0 if none.
+long execfn_into(char* out, size_t cap) {
+  const char* execfn = reinterpret_cast<const char*>(getauxval(AT_EXECFN));
+  if (!execfn) return 0;
+  size_t len = string_length(execfn);
+  if (len > cap) len = cap;
+  bootstrap_move(out, execfn, len);
+  return long(len);
+}
+
 }  // namespace
 
 void capture_identity(int argc, char** argv) {
@@ -237,6 +248,7 @@ void capture_identity(int argc, char** argv) {
   read_host_name(id.host, sizeof id.host);
   // Straight into place: argv is not set yet.
   long n = raw_readlink("/proc/self/exe", id.text, kPathCapacity - 1);
+  if (n <= 0) n = execfn_into(id.text, kPathCapacity - 1);
   id.exe_len = uint32_t(n > 0 ? n : 0);
   id.text[id.exe_len] = 0;
   id.argc = argc;

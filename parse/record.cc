@@ -241,8 +241,8 @@ std::optional<Record> record_from_value(const json::value& value, std::string* r
   f.u64(keys::kCopiedBytes, p.copied_bytes);
   f.u64(keys::kCopiedCalls, p.copied_calls);
   f.u64(keys::kHeapPeak, p.heap_peak_bytes);
-  f.u64(keys::kVmPeak, p.vm_peak_bytes);
-  f.u64(keys::kRssPeak, p.rss_peak_bytes);
+  f.u64(keys::kVmPeak, p.vm_peak_bytes, false);  // absent: unknown (0, below any sample)
+  f.u64(keys::kRssPeak, p.rss_peak_bytes, false);
   f.u64(keys::kSampledSizePeak, p.sampled_size_peak_bytes);
   f.u64(keys::kSampledRssPeak, p.sampled_rss_peak_bytes);
   f.u64(keys::kSampledRssAnonPeak, p.sampled_rss_anon_peak_bytes, false);

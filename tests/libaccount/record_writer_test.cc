@@ -57,6 +57,41 @@ TEST(RecordWriter, RecordsOfEverySizeAreWholeLines) {
   for (size_t i = 0; i < argvs.size(); ++i) EXPECT_TRUE(records.processes[i].argv == argvs[i]) << i;
 }
 
+// An image in a chroot without /proc reads neither its VmPeak and VmHWM at
+// its end nor a sample: its record leaves vm_peak_bytes and rss_peak_bytes
+// out (unknown) and parses. Before, it said 0 for both. Standalone, the
+// output path is the image's, inside the chroot: chroot's own exec record
+// goes there too, written after chroot(2).
+TEST(RecordWriter, AnImageThatCannotReadProcLeavesItsKernelPeaksOut) {
+  if (geteuid() != 0) GTEST_SKIP() << "chroot needs root";
+  TempDir dir;
+  std::string root = dir.file("root");
+  make_minimal_root(root);
+  ProgramOptions options;
+  options.env = clean_env({{"ACCOUNT_OUTPUT", "/records.jsonl"}});
+  options.preload = true;
+  ProgramResult run = run_program({"/usr/sbin/chroot", root, "/hello", "jailed", "0"}, options);
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.out, "hello from jailed\n");
+  EXPECT_EQ(run.err, "note\n");
+  std::vector<std::string> lines = lines_of(slurp(root + "/records.jsonl"));
+  ASSERT_EQ(lines.size(), 2u);
+  for (const std::string& line : lines) {
+    EXPECT_EQ(line.find("\"vm_peak_bytes\""), std::string::npos) << line;
+    EXPECT_EQ(line.find("\"rss_peak_bytes\""), std::string::npos) << line;
+    EXPECT_NE(line.find("\"sampled_size_peak_bytes\":0,"), std::string::npos) << line;
+  }
+  RecordFile records = read_records(root + "/records.jsonl");
+  EXPECT_TRUE(records.bad_lines.empty());
+  ASSERT_EQ(records.processes.size(), 2u);
+  EXPECT_EQ(records.processes[0].exe, "/usr/sbin/chroot");
+  EXPECT_EQ(records.processes[0].end, "exec");
+  // Named by the path it was exec'd by: /proc/self/exe is out of reach.
+  EXPECT_EQ(records.processes[1].exe, "/hello");
+  EXPECT_EQ(records.processes[1].vm_peak_bytes, 0u);
+  EXPECT_EQ(records.processes[1].exit_code, 0);
+}
+
 timespec access_time(const std::string& path) {
   struct stat st {};
   EXPECT_EQ(stat(path.c_str(), &st), 0) << path;

@@ -553,6 +553,37 @@ TEST(SchemaRoundTrip, PeaksTakeTheLargerOfKernelSampledAndLast) {
   expect_process(parse_as<ProcessRecord>(line), want);
 }
 
+// An image that read no kernel peaks (a chroot without /proc) and that no
+// sampler saw: vm_peak_bytes and rss_peak_bytes are unknown, left out, and
+// read back as 0, which the peak rule (process_peak) takes as "not read".
+TEST(SchemaRoundTrip, PeaksNeitherReadNorSampledAreLeftOut) {
+  Image image;
+  image.region->sampled = SampledPeaks{};
+  FinalFigures f = figures();
+  f.peaks = MemoryPeaks{};
+  std::string line = compose(image.source(), f, ending(EndKind::kExit, 0));
+  json::object o = raw(line);
+  EXPECT_FALSE(o.contains("vm_peak_bytes")) << line;
+  EXPECT_FALSE(o.contains("rss_peak_bytes")) << line;
+  EXPECT_EQ(o.at("sampled_size_peak_bytes").as_int64(), 0) << line;
+  ProcessRecord want = expected_base();
+  want.vm_peak_bytes = want.rss_peak_bytes = 0;
+  want.sampled_size_peak_bytes = want.sampled_rss_peak_bytes = 0;
+  want.sampled_rss_anon_peak_bytes = want.samples = 0;
+  want.end = "exit";
+  want.exit_code = 0;
+  expect_process(parse_as<ProcessRecord>(line), want);
+
+  // Sampled once: the sample stands for both.
+  image.region->sampled.size_bytes = 4096000;
+  image.region->sampled.rss_bytes = 1024000;
+  image.region->sampled.samples = 1;
+  line = compose(image.source(), f, ending(EndKind::kExit, 0));
+  ProcessRecord got = parse_as<ProcessRecord>(line);
+  EXPECT_EQ(got.vm_peak_bytes, 4096000u) << line;
+  EXPECT_EQ(got.rss_peak_bytes, 1024000u) << line;
+}
+
 TEST(SchemaRoundTrip, ExtremeValues) {
   Image image;
   image.identity->pid = 4194304;  // pid_max on 64-bit
