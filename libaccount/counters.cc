@@ -90,10 +90,13 @@ void release_slot(void* arg) {
 }  // namespace
 
 void count_alloc_shared(Slot* s, uint64_t requested, void* block, int64_t usable_bytes) {
-  raise_to(&s->largest_request, int64_t(requested));
   fetch_add_relaxed(&s->malloc_calls, uint64_t{1});
+  if (block == nullptr) {
+    fetch_add_relaxed(&s->block_adjust, int64_t{1});
+    return;
+  }
+  raise_to(&s->largest_request, int64_t(requested));
   fetch_add_relaxed(&s->malloc_bytes, requested);
-  if (block == nullptr) fetch_add_relaxed(&s->block_adjust, int64_t{1});
   if (usable_bytes > 0) {
     int64_t live = fetch_add_relaxed(&g_region->heap_published, usable_bytes) + usable_bytes;
     raise_to(&s->heap_peak, live);

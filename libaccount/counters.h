@@ -149,18 +149,22 @@ inline void note_temporary(Slot* s, void* ptr) {
 }
 
 /// One malloc-family call asking for `requested` bytes that returned `block`
-/// of `usable_bytes` (NULL and 0 if it failed).
+/// of `usable_bytes` (NULL and 0 if it failed). A call that made no block is
+/// counted as a call that asked for nothing: its request is neither in
+/// malloc_bytes nor the largest (a test's SIZE_MAX probe would otherwise
+/// swamp the one and wrap the other's sum).
 inline void count_malloc_call(uint64_t requested, void* block, int64_t usable_bytes) {
   note_last_block(block, requested);
   Slot* s = current_slot();
   if (ACCOUNT_UNLIKELY(s->shared)) return count_alloc_shared(s, requested, block, usable_bytes);
   add_owned(&s->malloc_calls, uint64_t{1});
-  add_owned(&s->malloc_bytes, requested);
-  note_request(s, requested);
-  if (ACCOUNT_LIKELY(block != nullptr))
+  if (ACCOUNT_LIKELY(block != nullptr)) {
+    add_owned(&s->malloc_bytes, requested);
+    note_request(s, requested);
     heap_grow(s, usable_bytes);
-  else
+  } else {
     add_owned(&s->block_adjust, int64_t{1});
+  }
 }
 
 /// realloc(ptr, requested) returned `block`: 1 when it made no new block (ptr
@@ -182,8 +186,9 @@ inline void note_realloc_block(Slot* s, void* ptr, void* block, uint64_t request
   note_last_block(block, requested);
 }
 
-/// realloc: one call asking for `requested`; the block's usable size went from
-/// `old_usable` to `new_usable`, and `moved` bytes were copied to a new place.
+/// realloc: one call asking for `requested` (0 when it failed: count_malloc_call's
+/// rule); the block's usable size went from `old_usable` to `new_usable`, and
+/// `moved` bytes were copied to a new place.
 /// Owned slot only: realloc's counting (count_realloc_call's, and realloc's fast path's).
 inline void count_realloc_owned(Slot* s, uint64_t requested, int64_t old_usable, int64_t new_usable,
                                 uint64_t moved, int64_t no_new_block) {
@@ -202,12 +207,13 @@ inline void count_realloc_call(void* ptr, void* block, uint64_t requested, int64
                                int64_t new_usable, uint64_t moved) {
   Slot* s = current_slot();
   int64_t no_new_block = realloc_no_new_block(ptr, block, requested);
+  uint64_t asked = block ? requested : 0;
   if (ACCOUNT_UNLIKELY(s->shared)) {
     note_last_block(block, requested);
-    return count_realloc_shared(s, requested, old_usable, new_usable, moved, no_new_block);
+    return count_realloc_shared(s, asked, old_usable, new_usable, moved, no_new_block);
   }
   note_realloc_block(s, ptr, block, requested);
-  count_realloc_owned(s, requested, old_usable, new_usable, moved, no_new_block);
+  count_realloc_owned(s, asked, old_usable, new_usable, moved, no_new_block);
 }
 
 /// free(ptr) of a block of `usable_bytes`; ptr may be NULL.

@@ -141,9 +141,16 @@ __attribute__((noinline, cold)) void free_rare(void* ptr) {
   g_next.free(ptr);
 }
 
-// A failed call of malloc's or calloc's fast path: a call that made no block.
+// A failed call of malloc's or calloc's fast path: a call that made no block,
+// and asked for nothing (count_malloc_call's rule): the bytes the fast path
+// counted before the call (the thread's newest request) are taken back. Read
+// from the thread's state, not kept across the call (a saved register on
+// every call): a signal handler that allocates in the few instructions
+// between the store of the request and this read would have its own request
+// taken back instead.
 __attribute__((noinline, cold)) void* failed_allocation(Slot* s) {
   add_owned(&s->block_adjust, int64_t{1});
+  add_owned(&s->malloc_bytes, uint64_t{0} - tls_counting.last_request);
   return nullptr;
 }
 
@@ -230,10 +237,11 @@ inline void* malloc_counted(size_t size) {
 }
 
 // A new largest request: out of line, so the fast path keeps `size` in its
-// argument register.
+// argument register. The largest once a block is made (count_malloc_call's rule).
 __attribute__((noinline, cold)) void* malloc_new_largest(Slot* s, size_t size) {
-  raise_largest_request(s, int64_t(size));
-  return malloc_counted(size);
+  void* p = malloc_counted(size);
+  if (p) raise_largest_request(s, int64_t(size));
+  return p;
 }
 
 // As malloc_counted, for calloc.
@@ -248,8 +256,9 @@ inline void* calloc_counted(size_t n, size_t size, size_t bytes) {
 
 __attribute__((noinline, cold)) void* calloc_new_largest(Slot* s, size_t n, size_t size,
                                                          size_t bytes) {
-  raise_largest_request(s, int64_t(bytes));
-  return calloc_counted(n, size, bytes);
+  void* p = calloc_counted(n, size, bytes);
+  if (p) raise_largest_request(s, int64_t(bytes));
+  return p;
 }
 
 }  // namespace
@@ -263,7 +272,7 @@ __attribute__((visibility("default"))) void* malloc(size_t size) {
   Slot* s = tls_counting.slot;
   if (ACCOUNT_UNLIKELY(detour_bits(s) != 0)) return malloc_rare(size);
   // Counted before the call so that nothing but the slot lives across it; a
-  // failed call counts too.
+  // failed call takes its bytes back (failed_allocation).
   add_owned(&s->malloc_calls, uint64_t{1});
   add_owned(&s->malloc_bytes, uint64_t{size});
   if (ACCOUNT_UNLIKELY(int64_t(size) > s->largest_request)) return malloc_new_largest(s, size);
@@ -307,8 +316,8 @@ __attribute__((visibility("default"))) void* realloc(void* ptr, size_t size) {
   }
   int64_t new_usable = p ? usable_size_from_header(p) : realloc_failed_usable(size, old_usable);
   note_realloc_block(s, ptr, p, size);
-  count_realloc_owned(s, size, old_usable, new_usable, realloc_moved(ptr, p, size, old_usable),
-                      realloc_no_new_block(ptr, p, size));
+  count_realloc_owned(s, p ? size : 0, old_usable, new_usable,
+                      realloc_moved(ptr, p, size, old_usable), realloc_no_new_block(ptr, p, size));
   return p;
 }
 

@@ -16,6 +16,7 @@ void* (*volatile do_malloc)(size_t) = malloc;
 void* (*volatile do_realloc)(void*, size_t) = realloc;
 void (*volatile do_free)(void*) = free;
 void* (*volatile do_memcpy)(void*, const void*, size_t) = memcpy;
+void* (*volatile do_calloc)(size_t, size_t) = calloc;
 
 account_counters snap(account_scope scope) {
   account_counters c{};
@@ -104,6 +105,28 @@ TEST(ApiSnapshot, ProcessPeakResetStartsAWindowAtTheLiveHeap) {
   account_counters again = snap(ACCOUNT_PROCESS);
   EXPECT_EQ(again.heap_peak_bytes - after.heap_live_bytes, usable);
   EXPECT_EQ(again.heap_live_bytes, after.heap_live_bytes);
+}
+
+// A call that makes no block asks for nothing: counted as a call, its request
+// in neither malloc_bytes nor largest_malloc_bytes (a 2^62-byte probe would
+// otherwise be the thread's largest, and two of 2^63 wrapped the sum). glibc
+// refuses each at once; malloc's and calloc's fast paths and realloc's.
+TEST(ApiSnapshot, AFailedCallAsksForNothing) {
+  ASSERT_EQ(account_peak_reset(ACCOUNT_THREAD), 0);
+  account_counters a = snap(ACCOUNT_THREAD);
+  volatile size_t huge = size_t{1} << 62, top = size_t{1} << 63;
+  EXPECT_EQ(do_malloc(huge), nullptr);
+  EXPECT_EQ(do_malloc(top), nullptr);
+  EXPECT_EQ(do_malloc(top), nullptr);
+  EXPECT_EQ(do_calloc(huge, 1), nullptr);
+  void* p = do_malloc(100);
+  EXPECT_EQ(do_realloc(p, huge), nullptr);  // p stays
+  do_free(p);
+  account_counters b = snap(ACCOUNT_THREAD);
+  EXPECT_EQ(b.malloc_calls - a.malloc_calls, 6u);
+  EXPECT_EQ(b.malloc_bytes - a.malloc_bytes, 100u);
+  EXPECT_EQ(b.largest_malloc_bytes, 100u);
+  EXPECT_EQ(b.heap_live_bytes, a.heap_live_bytes);
 }
 
 TEST(ApiSnapshot, ThreadPeakIsTheThreadsOwnNet) {
