@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -256,10 +257,15 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   run_stage("cgroup made");
   uint64_t cpu_at_start = process_cpu_now_ns();
   std::string image_dir = make_image_dir();
-  if (image_dir.empty())
+  struct stat root;
+  if (image_dir.empty() || stat("/", &root) != 0) {
     unsetenv(kRunDirVariable);
-  else
+    unsetenv(kRunRootVariable);
+  } else {
     setenv(kRunDirVariable, image_dir.c_str(), 1);
+    setenv(kRunRootVariable,
+           fmt::format("{}:{}", uint64_t(root.st_dev), uint64_t(root.st_ino)).c_str(), 1);
+  }
   run_stage("image directory made");
   TreeSampler tree(getpid(), image_dir, run_fallback_info(o, path));
   if (o.timeline) tree.follow_images_every_tick();

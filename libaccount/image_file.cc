@@ -101,10 +101,17 @@ bool sampling_off() {
   return v && v[0] == '0' && v[1] == 0;
 }
 
-// Whether the directory that holds the run's directory is missing: the image
-// sees another file system than the run (a chroot without /dev/shm, a mount
-// namespace), not a run that is over and removed its directory.
+// Whether the image sees another file system than the run (a chroot, a
+// mount namespace), not a run that is over and removed its directory: its
+// root directory is not the run's, or the directory that holds the run's is
+// missing.
 bool run_dir_out_of_view(const char* dir) {
+  uint64_t dev, ino;
+  struct stat root;
+  const char* run_root = find_env(kRunRootVariable);
+  if (run_root && parse_file_id(run_root, &dev, &ino) && raw_stat("/", &root) == 0 &&
+      (uint64_t(root.st_dev) != dev || uint64_t(root.st_ino) != ino))
+    return true;
   char parent[kPathCapacity];
   char* p = parent;
   if (!put_text(p, parent + sizeof parent - 1, dir)) return false;

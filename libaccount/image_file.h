@@ -202,7 +202,9 @@ bool image_file_lost(const ImageFileView& view);
 /// at kInfoOffset).
 const PackedInfo* published_info(const ImageFileView& view);
 
-/// The environment variable account run sets for its tree.
+/// The environment variables account run sets for its tree: its directory,
+/// and the identity (DEV:INO) of the root directory the run sees.
 constexpr const char kRunDirVariable[] = "ACCOUNT_RUN_DIR";
+constexpr const char kRunRootVariable[] = "ACCOUNT_RUN_ROOT";
 
 }  // namespace account

@@ -116,9 +116,6 @@ void warn(const char* a, const char* b, const char* c, const char* d, const char
   (void)ignored;
 }
 
-namespace {
-
-// "DEV:INO", two decimal numbers.
 bool parse_file_id(const char* v, uint64_t* dev, uint64_t* ino) {
   char first[24];
   size_t i = 0;
@@ -128,7 +125,7 @@ bool parse_file_id(const char* v, uint64_t* dev, uint64_t* ino) {
          parse_bounded(v + i + 1, 1, ~0ull, ino);
 }
 
-}  // namespace
+namespace {}  // namespace
 
 void load_settings() {
   Settings& s = g_settings;

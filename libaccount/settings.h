@@ -80,6 +80,9 @@ extern Identity g_identity;
 /// writes nothing (docs/security.md).
 bool secure_execution();
 
+/// "DEV:INO", two decimal numbers (ACCOUNT_OUTPUT_ID, ACCOUNT_RUN_ROOT).
+bool parse_file_id(const char* v, uint64_t* dev, uint64_t* ino);
+
 /// Reads ACCOUNT_* from the environment; a bad value gets one line on stderr and
 /// its default.
 void load_settings();

@@ -128,6 +128,11 @@ inline int raw_unlink(const char* path) {
   return int(raw_syscall(SYS_unlinkat, long(AT_FDCWD), long(path), 0));
 }
 
+/// stat(2) of `path`, following symbolic links.
+inline int raw_stat(const char* path, struct stat* st) {
+  return int(raw_syscall(SYS_newfstatat, long(AT_FDCWD), long(path), long(st), 0));
+}
+
 /// faccessat(2) with F_OK: 0 when `path` exists (and its directories can be searched).
 inline int raw_exists(const char* path) {
   return int(raw_syscall(SYS_faccessat, long(AT_FDCWD), long(path), long(F_OK)));

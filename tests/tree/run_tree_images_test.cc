@@ -716,45 +716,50 @@ TEST(RunTreeImages, ProcessesStartedAfterDroppingRootAreCountedInTheirUsersDirec
 }
 
 // chroot into a directory that holds only a program, the loader, libc and the
-// shim (make_minimal_root): the program's image cannot see /dev/shm, so
-// neither the run's directory nor the run's output. It runs as a process
-// without the shim, watched by the run, and says nothing: before, it took the
-// missing directory for a run that was over, started a sampler of its own
-// (one process more in the run) and printed "cannot write records to
-// ACCOUNT_OUTPUT=...: it is not the file account run made (the run is over;
-// refused)" on the program's stderr. chroot's own image, started outside,
-// hands its exec record to the run (its output is out of reach after
-// chroot(2)).
+// shim (make_minimal_root), without a /dev/shm or with one of its own: the
+// program's image cannot see the run's directory, nor the run's output. It
+// runs as a process without the shim, watched by the run, and says nothing:
+// before, it took the missing directory for a run that was over, started a
+// sampler of its own (one process more in the run) and printed "cannot write
+// records to ACCOUNT_OUTPUT=...: it is not the file account run made (the run
+// is over; refused)" on the program's stderr. Its root is not the run's
+// (ACCOUNT_RUN_ROOT), or the run directory's parent is missing. chroot's own
+// image, started outside, hands its exec record to the run (its output is
+// out of reach after chroot(2)).
 TEST(RunTreeImages, AProgramInAChrootThatHidesTheRunRunsQuietlyWithoutTheShim) {
   if (geteuid() != 0) GTEST_SKIP() << "chroot needs root";
-  TempDir dir;
-  std::string root = dir.file("root");
-  make_minimal_root(root);
-  RunOutput run = account_run(dir, "chroot " + root + " /hello chrooted 0", {});
-  ASSERT_EQ(run.result.status, 0) << context(run);
-  EXPECT_EQ(run.result.out, "hello from chrooted\n");
-  // The program's own line, then the run's: nothing from the shim.
-  const std::string& err = run.result.err;
-  EXPECT_EQ(err.rfind("note\naccount run: 1 of 2 processes ran without the shim (", 0), 0u)
-      << context(run);
-  EXPECT_EQ(err.find("cannot write"), std::string::npos) << context(run);
-  RecordFile f = read_records(run.path);
-  ASSERT_EQ(f.trees.size(), 1u) << context(run);
-  int64_t chroot_pid = 0;
-  for (const ProcessRecord& p : f.processes) {
-    EXPECT_FALSE(ends_with(p.exe, "/hello")) << "a record of the program without the shim\n"
-                                             << context(run);
-    if (p.exe != "/usr/sbin/chroot") continue;
-    chroot_pid = p.pid;
-    EXPECT_TRUE(p.counted) << context(run);
-    EXPECT_EQ(p.end, "exec") << context(run);
-    EXPECT_EQ(p.written_by, "sampler") << context(run);  // handed over
-    EXPECT_GE(p.malloc_calls, 1u) << context(run);
+  for (bool own_shm : {false, true}) {
+    SCOPED_TRACE(own_shm ? "an empty /dev/shm of its own" : "no /dev/shm");
+    TempDir dir;
+    std::string root = dir.file("root");
+    make_minimal_root(root);
+    if (own_shm) fs::create_directories(root + "/dev/shm");
+    RunOutput run = account_run(dir, "chroot " + root + " /hello chrooted 0", {});
+    ASSERT_EQ(run.result.status, 0) << context(run);
+    EXPECT_EQ(run.result.out, "hello from chrooted\n");
+    // The program's own line, then the run's: nothing from the shim.
+    const std::string& err = run.result.err;
+    EXPECT_EQ(err.rfind("note\naccount run: 1 of 2 processes ran without the shim (", 0), 0u)
+        << context(run);
+    EXPECT_EQ(err.find("cannot write"), std::string::npos) << context(run);
+    RecordFile f = read_records(run.path);
+    ASSERT_EQ(f.trees.size(), 1u) << context(run);
+    int64_t chroot_pid = 0;
+    for (const ProcessRecord& p : f.processes) {
+      EXPECT_FALSE(ends_with(p.exe, "/hello")) << "a record of the program without the shim\n"
+                                               << context(run);
+      if (p.exe != "/usr/sbin/chroot") continue;
+      chroot_pid = p.pid;
+      EXPECT_TRUE(p.counted) << context(run);
+      EXPECT_EQ(p.end, "exec") << context(run);
+      EXPECT_EQ(p.written_by, "sampler") << context(run);  // handed over
+      EXPECT_GE(p.malloc_calls, 1u) << context(run);
+    }
+    EXPECT_NE(chroot_pid, 0) << context(run);
+    // sh, and chroot's pid (chroot, then hello: the one without the shim).
+    expect_report_processes(run, 2, 1);
+    expect_run_dir_gone(run);
   }
-  EXPECT_NE(chroot_pid, 0) << context(run);
-  // sh, and chroot's pid (chroot, then hello: the one without the shim).
-  expect_report_processes(run, 2, 1);
-  expect_run_dir_gone(run);
 }
 
 // A program whose malloc is another allocator's (jemalloc preloaded before
