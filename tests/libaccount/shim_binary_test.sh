@@ -20,7 +20,7 @@ if [ "$needed" != "libc.so.6 " ]; then
 fi
 
 expected="_Exit _Fork __memcpy_chk __memmove_chk __mempcpy_chk _exit aligned_alloc bcopy calloc
-clone execl execle execlp execv execve execveat execvp execvpe fexecve free malloc memalign memcpy
+chroot clone execl execle execlp execv execve execveat execvp execvpe fexecve free malloc memalign memcpy
 memmove mempcpy pipe2 posix_memalign prctl pvalloc quick_exit realloc reallocarray seteuid setresuid
 setreuid setuid syscall valloc wmemcpy wmemmove
 account_shim_largest_stack_v1 account_shim_peak_reset_v1 account_shim_snapshot_v1"

@@ -107,16 +107,16 @@ std::string test_program(const std::string& name) {
   return std::string(ACCOUNT_TEST_PROGRAMS_DIR) + "/" + name;
 }
 
-void make_minimal_root(const std::string& root) {
+void make_minimal_root(const std::string& root, bool with_shim) {
   namespace fs = std::filesystem;
   auto copy_to = [&](const fs::path& from, const fs::path& at) {
     fs::path to = fs::path(root) / at.relative_path();
     fs::create_directories(to.parent_path());
     fs::copy_file(fs::canonical(from), to, fs::copy_options::overwrite_existing);
   };
-  for (const char* file :
-       {"/lib64/ld-linux-x86-64.so.2", "/lib/x86_64-linux-gnu/libc.so.6", ACCOUNT_SHIM_PATH})
+  for (const char* file : {"/lib64/ld-linux-x86-64.so.2", "/lib/x86_64-linux-gnu/libc.so.6"})
     copy_to(file, file);
+  if (with_shim) copy_to(ACCOUNT_SHIM_PATH, ACCOUNT_SHIM_PATH);
   copy_to(test_program("hello"), "/hello");
 }
 

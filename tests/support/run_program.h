@@ -46,9 +46,9 @@ class TempDir {
 std::string test_program(const std::string& name);
 
 /// Makes `root` a directory to chroot into that holds only tests/programs'
-/// hello (at /hello), the dynamic loader, libc and the shim, each at the path
-/// the host has it (the shim at ACCOUNT_SHIM_PATH, where LD_PRELOAD names it):
-/// no /proc, no /dev, no /tmp. Debian's amd64 paths.
-void make_minimal_root(const std::string& root);
+/// hello (at /hello), the dynamic loader, libc and, `with_shim`, the shim,
+/// each at the path the host has it (the shim at ACCOUNT_SHIM_PATH, where
+/// LD_PRELOAD names it): no /proc, no /dev, no /tmp. Debian's amd64 paths.
+void make_minimal_root(const std::string& root, bool with_shim = true);
 
 }  // namespace account::testing

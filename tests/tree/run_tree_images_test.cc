@@ -723,17 +723,22 @@ TEST(RunTreeImages, ProcessesStartedAfterDroppingRootAreCountedInTheirUsersDirec
 // sampler of its own (one process more in the run) and printed "cannot write
 // records to ACCOUNT_OUTPUT=...: it is not the file account run made (the run
 // is over; refused)" on the program's stderr. Its root is not the run's
-// (ACCOUNT_RUN_ROOT), or the run directory's parent is missing. chroot's own
-// image, started outside, hands its exec record to the run (its output is
-// out of reach after chroot(2)).
+// (ACCOUNT_RUN_ROOT), or the run directory's parent is missing. Where the
+// chroot has no shim, chroot's took itself out of LD_PRELOAD (not ld.so's
+// "ERROR: ld.so: object ... cannot be preloaded" then). chroot's own image,
+// started outside, hands its exec record to the run (its output is out of
+// reach after chroot(2)).
 TEST(RunTreeImages, AProgramInAChrootThatHidesTheRunRunsQuietlyWithoutTheShim) {
   if (geteuid() != 0) GTEST_SKIP() << "chroot needs root";
-  for (bool own_shm : {false, true}) {
-    SCOPED_TRACE(own_shm ? "an empty /dev/shm of its own" : "no /dev/shm");
+  enum Layout { kNoShm, kOwnShm, kNoShim };
+  for (Layout layout : {kNoShm, kOwnShm, kNoShim}) {
+    SCOPED_TRACE(layout == kNoShm    ? "no /dev/shm"
+                 : layout == kOwnShm ? "an empty /dev/shm of its own"
+                                     : "no shim in the chroot: no loader's error either");
     TempDir dir;
     std::string root = dir.file("root");
-    make_minimal_root(root);
-    if (own_shm) fs::create_directories(root + "/dev/shm");
+    make_minimal_root(root, layout != kNoShim);
+    if (layout == kOwnShm) fs::create_directories(root + "/dev/shm");
     RunOutput run = account_run(dir, "chroot " + root + " /hello chrooted 0", {});
     ASSERT_EQ(run.result.status, 0) << context(run);
     EXPECT_EQ(run.result.out, "hello from chrooted\n");
