@@ -8,6 +8,16 @@
 namespace account::testing {
 namespace {
 
+// `chroot ROOT /hello jailed CODE` with the shim preloaded, records to the
+// chroot's /records.jsonl; ROOT made by make_minimal_root.
+ProgramResult chroot_hello(const std::string& root, bool with_shim, const char* code) {
+  make_minimal_root(root, with_shim);
+  ProgramOptions options;
+  options.env = clean_env({{"ACCOUNT_OUTPUT", "/records.jsonl"}});
+  options.preload = true;
+  return run_program({"/usr/sbin/chroot", root, "/hello", "jailed", code}, options);
+}
+
 // chroot(1) into a directory without the shim, standalone: the loader has
 // nothing to complain about in /hello (chroot took the shim out of its
 // LD_PRELOAD once its root had moved), and chroot's own exec record goes to
@@ -18,11 +28,7 @@ TEST(ShimChroot, AChrootWithoutTheShimStartsItsProgramWithoutIt) {
   if (geteuid() != 0) GTEST_SKIP() << "chroot needs root";
   TempDir dir;
   std::string root = dir.file("root");
-  make_minimal_root(root, false);
-  ProgramOptions options;
-  options.env = clean_env({{"ACCOUNT_OUTPUT", "/records.jsonl"}});
-  options.preload = true;
-  ProgramResult run = run_program({"/usr/sbin/chroot", root, "/hello", "jailed", "3"}, options);
+  ProgramResult run = chroot_hello(root, false, "3");
   EXPECT_EQ(run.status, 3);
   EXPECT_EQ(run.out, "hello from jailed\n");
   EXPECT_EQ(run.err, "note\n");
@@ -38,11 +44,7 @@ TEST(ShimChroot, AChrootWithTheShimKeepsIt) {
   if (geteuid() != 0) GTEST_SKIP() << "chroot needs root";
   TempDir dir;
   std::string root = dir.file("root");
-  make_minimal_root(root, true);
-  ProgramOptions options;
-  options.env = clean_env({{"ACCOUNT_OUTPUT", "/records.jsonl"}});
-  options.preload = true;
-  ProgramResult run = run_program({"/usr/sbin/chroot", root, "/hello", "jailed", "0"}, options);
+  ProgramResult run = chroot_hello(root, true, "0");
   EXPECT_EQ(run.status, 0);
   EXPECT_EQ(run.err, "note\n");
   RecordFile records = read_records(root + "/records.jsonl");
