@@ -16,8 +16,6 @@
 #include "raw_syscall.h"
 #include "settings.h"
 
-extern char** environ;
-
 using namespace account;
 
 namespace {
@@ -30,12 +28,6 @@ constexpr size_t kPreloadPrefixLength = sizeof kPreloadPrefix - 1;
 
 // The LD_PRELOAD entry that replaces the process's: what is left of it.
 ACCOUNT_LARGE_BSS char g_preload_without_shim[kPathCapacity + kPreloadPrefixLength];
-
-bool starts_with(const char* s, const char* prefix) {
-  while (*prefix)
-    if (*s++ != *prefix++) return false;
-  return true;
-}
 
 void forget_shim_if_out_of_reach();
 
@@ -74,15 +66,13 @@ bool list_without(const char* list, const char* own, char* out, size_t cap) {
 void forget_shim_if_out_of_reach() {
   const char* own = shim_path();
   if (!own || own[0] != '/' || raw_exists(own) != -ENOENT) return;
-  for (char** e = environ; e && *e; ++e) {
-    if (!starts_with(*e, kPreloadPrefix)) continue;
-    char* out = g_preload_without_shim;
-    for (size_t k = 0; k < kPreloadPrefixLength; ++k) out[k] = kPreloadPrefix[k];
-    if (list_without(*e + kPreloadPrefixLength, own, out + kPreloadPrefixLength,
-                     sizeof g_preload_without_shim - kPreloadPrefixLength))
-      *e = out;
-    return;
-  }
+  char** entry = find_env_entry("LD_PRELOAD");
+  if (!entry) return;
+  char* out = g_preload_without_shim;
+  for (size_t k = 0; k < kPreloadPrefixLength; ++k) out[k] = kPreloadPrefix[k];
+  if (list_without(*entry + kPreloadPrefixLength, own, out + kPreloadPrefixLength,
+                   sizeof g_preload_without_shim - kPreloadPrefixLength))
+    *entry = out;
 }
 
 }  // namespace

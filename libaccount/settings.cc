@@ -65,15 +65,20 @@ char** environment() {
 
 }  // namespace
 
-const char* find_env(const char* name) {
+char** find_env_entry(const char* name) {
   size_t len = string_length(name);
   for (char** e = environment(); e && *e; ++e) {
     const char* v = *e;
     size_t i = 0;
     while (i < len && v[i] == name[i]) ++i;
-    if (i == len && v[i] == '=') return v + len + 1;
+    if (i == len && v[i] == '=') return e;
   }
   return nullptr;
+}
+
+const char* find_env(const char* name) {
+  char** e = find_env_entry(name);
+  return e ? *e + string_length(name) + 1 : nullptr;
 }
 
 bool secure_execution() {

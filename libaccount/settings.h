@@ -100,6 +100,9 @@ void read_host_name(char* dst, size_t cap);
 void copy_string(char* dst, size_t cap, const char* src);
 /// getenv(3) by a walk over environ: async-signal-safe, and no libc code touched.
 const char* find_env(const char* name);
+/// The environment's NAME=value entry itself (a program's environ, or the
+/// kernel's before libc set it), so that it can be replaced; nullptr if none.
+char** find_env_entry(const char* name);
 
 /// One line "account: <message>\n" on stderr, in a single write.
 void warn(const char* a, const char* b = nullptr, const char* c = nullptr, const char* d = nullptr,
