@@ -23,6 +23,7 @@
 #include "cell_text.h"
 #include "commands.h"
 #include "commands/budget.h"
+#include "file_id.h"
 #include "metric.h"
 #include "option_values.h"
 #include "output_probe.h"
@@ -256,8 +257,7 @@ int command_run(const Args& args) {
   // The shim writes only into this very file: not one re-created at its path
   // once the run removed it (docs/security.md). %p names one file a process.
   if (output_known && path.find("%p") == std::string::npos)
-    set_env("ACCOUNT_OUTPUT_ID",
-            fmt::format("{}:{}", uint64_t(output_stat.st_dev), uint64_t(output_stat.st_ino)));
+    set_env("ACCOUNT_OUTPUT_ID", file_id(output_stat));
   else
     unsetenv("ACCOUNT_OUTPUT_ID");
   set_env("ACCOUNT_TEST", o.test);

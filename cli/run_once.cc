@@ -20,6 +20,7 @@
 
 #include "clock.h"
 #include "close_descriptors.h"
+#include "file_id.h"
 #include "heard_exits.h"
 #include "image_file.h"
 #include "proc_events.h"
@@ -263,8 +264,7 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
     unsetenv(kRunRootVariable);
   } else {
     setenv(kRunDirVariable, image_dir.c_str(), 1);
-    setenv(kRunRootVariable,
-           fmt::format("{}:{}", uint64_t(root.st_dev), uint64_t(root.st_ino)).c_str(), 1);
+    setenv(kRunRootVariable, file_id(root).c_str(), 1);
   }
   run_stage("image directory made");
   TreeSampler tree(getpid(), image_dir, run_fallback_info(o, path));
