@@ -31,7 +31,10 @@ bool owned_by_another_user(int fd, const struct stat& st) {
     return flags < 0 || !(flags & O_NOATIME);
   }
   // Root's file is no attacker's: only root can have made it writable to this process.
-  return st.st_uid != 0 && st.st_uid != getauxval(AT_EUID);
+  if (st.st_uid == 0 || st.st_uid == getauxval(AT_EUID)) return false;
+  // The user the image became since its exec (a root image that dropped root
+  // before its exec, as setpriv and runuser do): the file it made as that user.
+  return st.st_uid != static_cast<unsigned long>(raw_syscall(SYS_geteuid));
 }
 
 }  // namespace account

@@ -6,8 +6,10 @@
 
 namespace account {
 
-/// True for a regular file or FIFO, open as `fd`, whose owner is neither this
-/// exec's effective uid nor root; a device such as /dev/null is no user's. In a
+/// True for a regular file or FIFO, open as `fd`, whose owner is neither root,
+/// nor this exec's effective uid, nor the one the process has now (an image
+/// that dropped root before its exec made its file as that user); a device
+/// such as /dev/null is no user's. In a
 /// user namespace that does not map the owner (`unshare -U`: root's own file
 /// then shows as the overflow uid, 65534, as a file of nobody's does), the
 /// kernel's own owner test decides: whether `fd` was granted O_NOATIME, which

@@ -33,6 +33,27 @@ env LD_PRELOAD="$shim" ACCOUNT_OUTPUT="$own" ACCOUNT_OUTPUT_ID="$(stat -c '%d:%i
   >/dev/null 2>"$work/err" || fail "the program failed"
 [ "$(grep -c '"kind":"process"' "$own")" -eq 1 ] || fail "root's own record: $(cat "$own") $(cat "$work/err")"
 
+# An image that drops root before its exec (setpriv here, runuser, su) makes
+# its per-process output in a shared directory as the user it became: that
+# file is its own, so setpriv's exec record goes into it, then the program's,
+# and nothing is said.
+perpid=$shared/per-pid
+mkdir -m 1777 "$perpid"
+# Copies where nobody can read and run them, wherever the build is.
+cp "$program" "$work/program"
+cp "$shim" "$work/libaccount.so"
+"$work/program" >/dev/null 2>"$work/bare_err"
+env LD_PRELOAD="$work/libaccount.so" ACCOUNT_OUTPUT="$perpid/r-%p.jsonl" \
+  as_nobody "$work/program" >/dev/null 2>"$work/err" ||
+  fail "setpriv failed: $(cat "$work/err")"
+cmp -s "$work/bare_err" "$work/err" || fail "said: $(cat "$work/err")"
+[ "$(ls "$perpid" | wc -l)" -eq 1 ] || fail "not one file: $(ls -l "$perpid")"
+made=$(ls "$perpid"/r-*.jsonl)
+[ "$(stat -c %u "$made")" -eq $nobody ] || fail "not nobody's: $(ls -l "$made")"
+[ "$(grep -c '"exe":"/usr/bin/setpriv".*"end":"exec"' "$made")" -eq 1 ] ||
+  fail "no exec record of setpriv: $(cat "$made")"
+[ "$(grep -c '"kind":"process"' "$made")" -eq 2 ] || fail "not 2 records: $(cat "$made")"
+
 # In a user namespace that maps no uid (`unshare -U`), root's file and
 # nobody's both show the owner 65534: the kernel's owner test tells them apart.
 # Root's own file gets every image's record, that of unshare after its
