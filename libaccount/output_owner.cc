@@ -32,8 +32,8 @@ bool owned_by_another_user(int fd, const struct stat& st) {
   }
   // Root's file is no attacker's: only root can have made it writable to this process.
   if (st.st_uid == 0 || st.st_uid == getauxval(AT_EUID)) return false;
-  // The user the image became since its exec (a root image that dropped root
-  // before its exec, as setpriv and runuser do): the file it made as that user.
+  // The user the image became since its exec (the child a root runuser or su
+  // forks drops root, then execs): the file it made as that user.
   return st.st_uid != static_cast<unsigned long>(raw_syscall(SYS_geteuid));
 }
 

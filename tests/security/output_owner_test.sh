@@ -2,7 +2,8 @@
 # A file another user made at root's output gets none of root's records: a
 # root `account run -o` refuses it at start, and the shim, given it as the
 # run's pinned output, writes nothing into it (owner is not its effective uid),
-# nor does it inside a user namespace where both owners show as 65534.
+# nor does it inside a user namespace where both owners show as 65534. The
+# file a process made as the user it became after its exec is its own.
 # Usage: output_owner_test.sh ACCOUNT SHIM PROGRAM
 . "$(dirname "$0")/common.sh"
 account=$1
@@ -33,10 +34,11 @@ env LD_PRELOAD="$shim" ACCOUNT_OUTPUT="$own" ACCOUNT_OUTPUT_ID="$(stat -c '%d:%i
   >/dev/null 2>"$work/err" || fail "the program failed"
 [ "$(grep -c '"kind":"process"' "$own")" -eq 1 ] || fail "root's own record: $(cat "$own") $(cat "$work/err")"
 
-# An image that drops root before its exec (setpriv here, runuser, su) makes
-# its per-process output in a shared directory as the user it became: that
-# file is its own, so setpriv's exec record goes into it, then the program's,
-# and nothing is said.
+# A root image that forks, drops root in the child and execs (runuser, su)
+# leaves the child's exec record to the child, now nobody. With a per-process
+# output in a shared directory the child makes its file as nobody: that file
+# is its own, so its exec record goes into it, then the program's, and
+# nothing is said. runuser's own record is in root's file of its pid.
 perpid=$shared/per-pid
 mkdir -m 1777 "$perpid"
 # Copies where nobody can read and run them, wherever the build is.
@@ -44,15 +46,17 @@ cp "$program" "$work/program"
 cp "$shim" "$work/libaccount.so"
 "$work/program" >/dev/null 2>"$work/bare_err"
 env LD_PRELOAD="$work/libaccount.so" ACCOUNT_OUTPUT="$perpid/r-%p.jsonl" \
-  as_nobody "$work/program" >/dev/null 2>"$work/err" ||
-  fail "setpriv failed: $(cat "$work/err")"
+  runuser -u nobody -- "$work/program" >/dev/null 2>"$work/err" ||
+  fail "runuser failed: $(cat "$work/err")"
 cmp -s "$work/bare_err" "$work/err" || fail "said: $(cat "$work/err")"
-[ "$(ls "$perpid" | wc -l)" -eq 1 ] || fail "not one file: $(ls -l "$perpid")"
-made=$(ls "$perpid"/r-*.jsonl)
-[ "$(stat -c %u "$made")" -eq $nobody ] || fail "not nobody's: $(ls -l "$made")"
-[ "$(grep -c '"exe":"/usr/bin/setpriv".*"end":"exec"' "$made")" -eq 1 ] ||
-  fail "no exec record of setpriv: $(cat "$made")"
-[ "$(grep -c '"kind":"process"' "$made")" -eq 2 ] || fail "not 2 records: $(cat "$made")"
+[ "$(ls "$perpid" | wc -l)" -eq 2 ] || fail "not two files: $(ls -l "$perpid")"
+childs=$(find "$perpid" -user $nobody -name 'r-*.jsonl')
+[ -n "$childs" ] || fail "no file of nobody's: $(ls -l "$perpid")"
+[ "$(grep -c '"exe":"/usr/sbin/runuser".*"end":"exec"' "$childs")" -eq 1 ] ||
+  fail "no exec record of runuser's child: $(cat "$childs")"
+[ "$(grep -c '"kind":"process"' "$childs")" -eq 2 ] || fail "not 2 records: $(cat "$childs")"
+[ "$(find "$perpid" -user 0 -name 'r-*.jsonl' -exec grep -c '"end":"exit"' {} +)" -eq 1 ] ||
+  fail "not runuser's record in root's file: $(ls -l "$perpid")"
 
 # In a user namespace that maps no uid (`unshare -U`), root's file and
 # nobody's both show the owner 65534: the kernel's owner test tells them apart.
