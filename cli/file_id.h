@@ -1,5 +1,5 @@
 /// The DEV:INO a file is named by in the environment account run gives its
-/// tree (ACCOUNT_OUTPUT_ID, ACCOUNT_RUN_ROOT): the form the shim's
+/// tree (ACCOUNT_OUTPUT_ID, ACCOUNT_RUN_DIR_PARENT): the form the shim's
 /// parse_file_id (libaccount/settings.h) reads.
 #pragma once
 

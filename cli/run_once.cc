@@ -258,13 +258,13 @@ RunResult run_once(const RunOptions& o, const std::string& path, unsigned run, R
   run_stage("cgroup made");
   uint64_t cpu_at_start = process_cpu_now_ns();
   std::string image_dir = make_image_dir();
-  struct stat root;
-  if (image_dir.empty() || stat("/", &root) != 0) {
+  struct stat parent;  // where the images look for it: /dev/shm, $TMPDIR or /tmp
+  if (image_dir.empty() || stat(image_dir.substr(0, image_dir.rfind('/')).c_str(), &parent) != 0) {
     unsetenv(kRunDirVariable);
-    unsetenv(kRunRootVariable);
+    unsetenv(kRunDirParentVariable);
   } else {
     setenv(kRunDirVariable, image_dir.c_str(), 1);
-    setenv(kRunRootVariable, file_id(root).c_str(), 1);
+    setenv(kRunDirParentVariable, file_id(parent).c_str(), 1);
   }
   run_stage("image directory made");
   TreeSampler tree(getpid(), image_dir, run_fallback_info(o, path));

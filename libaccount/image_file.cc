@@ -102,23 +102,23 @@ bool sampling_off() {
 }
 
 // Whether the image sees another file system than the run (a chroot, a
-// mount namespace), not a run that is over and removed its directory: its
-// root directory is not the run's, or the directory that holds the run's is
-// missing.
+// mount namespace with a tmpfs of its own on /dev/shm), not a run that is
+// over and removed its directory: the directory that holds the run's is
+// missing, or is not the one the run made it in.
 bool run_dir_out_of_view(const char* dir) {
-  uint64_t dev, ino;
-  struct stat root;
-  const char* run_root = find_env(kRunRootVariable);
-  if (run_root && parse_file_id(run_root, &dev, &ino) && raw_stat("/", &root) == 0 &&
-      (uint64_t(root.st_dev) != dev || uint64_t(root.st_ino) != ino))
-    return true;
   char parent[kPathCapacity];
   char* p = parent;
   if (!put_text(p, parent + sizeof parent - 1, dir)) return false;
   while (p > parent && *(p - 1) != '/') --p;
   if (p == parent || p - 1 == parent) return false;  // relative, or in "/"
   *(p - 1) = 0;
-  return raw_exists(parent) == -ENOENT;
+  struct stat st;
+  int err = raw_stat(parent, &st);
+  if (err == -ENOENT) return true;
+  uint64_t dev, ino;
+  const char* run_parent = find_env(kRunDirParentVariable);
+  return err == 0 && run_parent && parse_file_id(run_parent, &dev, &ino) &&
+         (uint64_t(st.st_dev) != dev || uint64_t(st.st_ino) != ino);
 }
 
 Region* map_in_file(ImagePlace* place) {
@@ -290,6 +290,10 @@ bool image_marked_standalone() {
 
 bool image_watched_by_run() {
   return g_watched_by_run;
+}
+
+bool image_counted_without_shim() {
+  return g_watched_by_run && !g_in_file && !g_marked_standalone;
 }
 
 bool image_says_own_loss() {

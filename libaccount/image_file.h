@@ -133,6 +133,11 @@ bool image_marked_standalone();
 /// watches the image, so it starts no sampler of its own, and the run, not
 /// the image, says on its stderr what could not be recorded.
 bool image_watched_by_run();
+/// True under a live account run for an image that could not use the run's
+/// directory (ImagePlace::run_watches: it dropped root, the directory is out
+/// of its view, its tmpfs is full): the run counts it as a process without
+/// the shim, so it writes no record, which would count it twice.
+bool image_counted_without_shim();
 /// Whether the image itself says on stderr that its record was lost: not when
 /// the run counts the loss (an image file), nor when the run counts the image
 /// as one without the shim (it could not use the run's directory).
@@ -203,8 +208,9 @@ bool image_file_lost(const ImageFileView& view);
 const PackedInfo* published_info(const ImageFileView& view);
 
 /// The environment variables account run sets for its tree: its directory,
-/// and the identity (DEV:INO) of the root directory the run sees.
+/// and the identity (DEV:INO) of the directory that holds it (/dev/shm) as
+/// the run sees it.
 constexpr const char kRunDirVariable[] = "ACCOUNT_RUN_DIR";
-constexpr const char kRunRootVariable[] = "ACCOUNT_RUN_ROOT";
+constexpr const char kRunDirParentVariable[] = "ACCOUNT_RUN_DIR_PARENT";
 
 }  // namespace account

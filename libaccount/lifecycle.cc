@@ -257,7 +257,7 @@ void finish(const Ending& ending) {
     leave_sandbox_ending(g_region, ending);
     return;
   }
-  if (!own_image()) return;
+  if (!own_image() || image_counted_without_shim()) return;
   // A signal arriving between claiming the record and writing it would kill the
   // image with its record unwritten: a pool worker exiting as it is terminated.
   // Held until the record is out; an exiting image keeps them held (it is

@@ -80,7 +80,7 @@ extern Identity g_identity;
 /// writes nothing (docs/security.md).
 bool secure_execution();
 
-/// "DEV:INO", two decimal numbers (ACCOUNT_OUTPUT_ID, ACCOUNT_RUN_ROOT).
+/// "DEV:INO", two decimal numbers (ACCOUNT_OUTPUT_ID, ACCOUNT_RUN_DIR_PARENT).
 bool parse_file_id(const char* v, uint64_t* dev, uint64_t* ino);
 
 /// Reads ACCOUNT_* from the environment; a bad value gets one line on stderr and

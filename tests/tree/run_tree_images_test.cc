@@ -767,6 +767,47 @@ TEST(RunTreeImages, AProgramInAChrootThatHidesTheRunRunsQuietlyWithoutTheShim) {
   }
 }
 
+// A mount namespace whose tmpfs hides the directory that holds the run's
+// (/dev/shm), as a PrivateTmp service, bwrap's --tmpfs or `unshare -m` does:
+// a program started there finds no run directory, yet the run lives on. It
+// runs as a process without the shim, watched by the run, and says nothing:
+// before, with the same root directory and a /dev/shm there, it took the run
+// for over, ran standalone (a sampler of its own: one process more) and said
+// "cannot write records to ACCOUNT_OUTPUT=..." wherever the output was hidden
+// too. It tells them apart by the directory's identity: the DEV:INO of the
+// /dev/shm the run made its directory in (ACCOUNT_RUN_DIR_PARENT).
+TEST(RunTreeImages, AProgramInAMountNamespaceThatHidesTheRunRunsQuietlyWithoutTheShim) {
+  if (geteuid() != 0) GTEST_SKIP() << "a mount namespace needs root";
+  TempDir dir;
+  RunOutput run =
+      account_run(dir,
+                  "unshare -m sh -c 'mount -t tmpfs none \"$(dirname \"$ACCOUNT_RUN_DIR\")\" && " +
+                      test_program("hello") + " hidden 0; exit 0'",
+                  {});
+  ASSERT_EQ(run.result.status, 0) << context(run);
+  EXPECT_EQ(run.result.out, "hello from hidden\n");
+  const std::string& err = run.result.err;
+  EXPECT_EQ(err.rfind("note\naccount run: 1 of 5 processes ran without the shim (", 0), 0u)
+      << context(run);
+  EXPECT_EQ(err.find("cannot write"), std::string::npos) << context(run);
+  RecordFile f = checked_records(run);
+  ASSERT_EQ(f.trees.size(), 1u) << context(run);
+  std::set<std::string> exes;
+  for (const ProcessRecord& p : f.processes) {
+    EXPECT_FALSE(ends_with(p.exe, "/hello")) << "a record of the program without the shim\n"
+                                             << context(run);
+    EXPECT_TRUE(p.counted) << context(run);
+    exes.insert(p.exe);
+  }
+  // sh; unshare, then sh on one pid; dirname; mount, which made the tmpfs
+  // after its start; hello, the one without the shim.
+  EXPECT_EQ(exes, (std::set<std::string>{"/usr/bin/dash", "/usr/bin/unshare", "/usr/bin/dirname",
+                                         "/usr/bin/mount"}))
+      << context(run);
+  expect_report_processes(run, 5, 1);
+  expect_run_dir_gone(run);
+}
+
 // A program whose malloc is another allocator's (jemalloc preloaded before
 // the shim), killed: the record the run writes for it says its malloc figures
 // are unknown, as its own would have. Before, only a record the image wrote
