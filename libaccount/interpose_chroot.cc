@@ -5,16 +5,13 @@
 // succeeded and the shim's path is missing in the new root, the process's
 // LD_PRELOAD loses the shim's entry: the programs it execs start without the
 // shim, silently, and account run counts them as processes without it
-// (docs/run.md). The environment entry is replaced, never written in place
-// (a program's putenv may have given a read-only string).
-#include <dlfcn.h>
+// (docs/run.md). The execs of the shim's own take it out of theirs too
+// (shim_reach.h); this covers libc's own spawns, system() and popen().
 #include <errno.h>
 
-#include "atomics.h"
 #include "find_next.h"
 #include "lifecycle.h"
-#include "raw_syscall.h"
-#include "settings.h"
+#include "shim_reach.h"
 
 using namespace account;
 
@@ -22,58 +19,6 @@ namespace {
 
 using ChrootFn = int (*)(const char*);
 ChrootFn g_next_chroot;
-
-constexpr char kPreloadPrefix[] = "LD_PRELOAD=";
-constexpr size_t kPreloadPrefixLength = sizeof kPreloadPrefix - 1;
-
-// The LD_PRELOAD entry that replaces the process's: what is left of it.
-ACCOUNT_LARGE_BSS char g_preload_without_shim[kPathCapacity + kPreloadPrefixLength];
-
-void forget_shim_if_out_of_reach();
-
-// The path ld.so loaded the shim from: the LD_PRELOAD entry, when it has a '/'.
-const char* shim_path() {
-  Dl_info info;
-  if (!dladdr(reinterpret_cast<void*>(&forget_shim_if_out_of_reach), &info) || !info.dli_fname)
-    return nullptr;
-  return info.dli_fname;
-}
-
-// `list` (ld.so's separators: ':' and ' ') without the entries equal to
-// `own`, into out[0..cap); false if it does not fit.
-bool list_without(const char* list, const char* own, char* out, size_t cap) {
-  size_t n = 0;
-  bool first = true;
-  while (*list) {
-    const char* start = list;
-    while (*list && *list != ':' && *list != ' ') ++list;
-    size_t len = size_t(list - start);
-    size_t i = 0;
-    while (i < len && own[i] == start[i]) ++i;
-    bool ours = i == len && own[i] == 0;
-    if (len > 0 && !ours) {
-      if (n + len + 2 > cap) return false;
-      if (!first) out[n++] = ':';
-      for (size_t k = 0; k < len; ++k) out[n++] = start[k];
-      first = false;
-    }
-    if (*list) ++list;
-  }
-  out[n] = 0;
-  return true;
-}
-
-void forget_shim_if_out_of_reach() {
-  const char* own = shim_path();
-  if (!own || own[0] != '/' || raw_exists(own) != -ENOENT) return;
-  char** entry = find_env_entry("LD_PRELOAD");
-  if (!entry) return;
-  char* out = g_preload_without_shim;
-  for (size_t k = 0; k < kPreloadPrefixLength; ++k) out[k] = kPreloadPrefix[k];
-  if (list_without(*entry + kPreloadPrefixLength, own, out + kPreloadPrefixLength,
-                   sizeof g_preload_without_shim - kPreloadPrefixLength))
-    *entry = out;
-}
 
 }  // namespace
 

@@ -13,6 +13,7 @@
 #include "lifecycle.h"
 #include "process_syscalls.h"
 #include "raw_syscall.h"
+#include "shim_reach.h"
 #include "will_exec.h"
 
 using namespace account;
@@ -85,7 +86,12 @@ long exec_by_syscall(SyscallFn next, long number, const long* a) {
       before_exec(exec_would_run(int(a[0]), reinterpret_cast<const char*>(a[1]),
                                  int(a[4]) & (AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW), false));
   }
-  return exec_failed(int(next(number, a[0], a[1], a[2], a[3], a[4], a[5])));
+  // The environment is execve's third argument, execveat's fourth.
+  int env_at = number == SYS_execve ? 2 : 3;
+  ACCOUNT_ENV_FOR_EXEC(reinterpret_cast<char* const*>(a[env_at]), env)
+  long args[6] = {a[0], a[1], a[2], a[3], a[4], a[5]};
+  args[env_at] = reinterpret_cast<long>(env);
+  return exec_failed(int(next(number, args[0], args[1], args[2], args[3], args[4], args[5])));
 }
 
 }  // namespace account
@@ -96,7 +102,8 @@ __attribute__((visibility("default"))) int execve(const char* path, char* const 
                                                   char* const envp[]) {
   resolve_exec();
   if (record_pending()) before_exec(exec_would_run(AT_FDCWD, path, 0, false));
-  return exec_failed(g_exec.execve(path, argv, envp));
+  ACCOUNT_ENV_FOR_EXEC(envp, env)
+  return exec_failed(g_exec.execve(path, argv, env));
 }
 
 __attribute__((visibility("default"))) int execv(const char* path, char* const argv[]) {
@@ -107,7 +114,8 @@ __attribute__((visibility("default"))) int execvpe(const char* file, char* const
                                                    char* const envp[]) {
   resolve_exec();
   if (record_pending()) before_exec(exec_would_run_on_path(file));
-  return exec_failed(g_exec.execvpe(file, argv, envp));
+  ACCOUNT_ENV_FOR_EXEC(envp, env)
+  return exec_failed(g_exec.execvpe(file, argv, env));
 }
 
 __attribute__((visibility("default"))) int execvp(const char* file, char* const argv[]) {
@@ -133,7 +141,8 @@ __attribute__((visibility("default"))) int execle(const char* path, const char* 
 __attribute__((visibility("default"))) int fexecve(int fd, char* const argv[], char* const envp[]) {
   resolve_exec();
   if (record_pending()) before_exec(exec_would_run(fd, "", AT_EMPTY_PATH, false));
-  return exec_failed(g_exec.fexecve(fd, argv, envp));
+  ACCOUNT_ENV_FOR_EXEC(envp, env)
+  return exec_failed(g_exec.fexecve(fd, argv, env));
 }
 
 __attribute__((visibility("default"))) int execveat(int dirfd, const char* path, char* const argv[],
@@ -141,7 +150,8 @@ __attribute__((visibility("default"))) int execveat(int dirfd, const char* path,
   resolve_exec();
   int stat_flags = flags & (AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
   if (record_pending()) before_exec(exec_would_run(dirfd, path, stat_flags, false));
-  return exec_failed(g_exec.execveat(dirfd, path, argv, envp, flags));
+  ACCOUNT_ENV_FOR_EXEC(envp, env)
+  return exec_failed(g_exec.execveat(dirfd, path, argv, env, flags));
 }
 
 __attribute__((visibility("default"), noreturn)) void _exit(int status) {

@@ -65,15 +65,19 @@ char** environment() {
 
 }  // namespace
 
-char** find_env_entry(const char* name) {
+char* const* find_env_entry_in(char* const* env, const char* name) {
   size_t len = string_length(name);
-  for (char** e = environment(); e && *e; ++e) {
+  for (char* const* e = env; e && *e; ++e) {
     const char* v = *e;
     size_t i = 0;
     while (i < len && v[i] == name[i]) ++i;
     if (i == len && v[i] == '=') return e;
   }
   return nullptr;
+}
+
+char** find_env_entry(const char* name) {
+  return const_cast<char**>(find_env_entry_in(environment(), name));
 }
 
 const char* find_env(const char* name) {

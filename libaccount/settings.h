@@ -103,6 +103,8 @@ const char* find_env(const char* name);
 /// The environment's NAME=value entry itself (a program's environ, or the
 /// kernel's before libc set it), so that it can be replaced; nullptr if none.
 char** find_env_entry(const char* name);
+/// The same in another environment (an exec's envp).
+char* const* find_env_entry_in(char* const* env, const char* name);
 
 /// One line "account: <message>\n" on stderr, in a single write.
 void warn(const char* a, const char* b = nullptr, const char* c = nullptr, const char* d = nullptr,

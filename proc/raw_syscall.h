@@ -138,6 +138,11 @@ inline int raw_exists(const char* path) {
   return int(raw_syscall(SYS_faccessat, long(AT_FDCWD), long(path), long(F_OK)));
 }
 
+/// faccessat(2) with R_OK: 0 when this process's real user may read `path`.
+inline int raw_readable(const char* path) {
+  return int(raw_syscall(SYS_faccessat, long(AT_FDCWD), long(path), long(R_OK)));
+}
+
 inline int raw_mkdir(const char* path, mode_t mode) {
   return int(raw_syscall(SYS_mkdirat, long(AT_FDCWD), long(path), long(mode)));
 }
