@@ -722,8 +722,8 @@ TEST(RunTreeImages, ProcessesStartedAfterDroppingRootAreCountedInTheirUsersDirec
 // before, it took the missing directory for a run that was over, started a
 // sampler of its own (one process more in the run) and printed "cannot write
 // records to ACCOUNT_OUTPUT=...: it is not the file account run made (the run
-// is over; refused)" on the program's stderr. Its root is not the run's
-// (ACCOUNT_RUN_ROOT), or the run directory's parent is missing. Where the
+// is over; refused)" on the program's stderr. The run directory's parent is
+// missing, or is not the run's (ACCOUNT_RUN_DIR_PARENT). Where the
 // chroot has no shim, chroot's took itself out of LD_PRELOAD (not ld.so's
 // "ERROR: ld.so: object ... cannot be preloaded" then). chroot's own image,
 // started outside, hands its exec record to the run (its output is out of
