@@ -2,7 +2,7 @@
 // chroot without the account package: chroot(1), schroot, sbuild) would have
 // ld.so print "ERROR: ld.so: object ... from LD_PRELOAD cannot be preloaded
 // ... ignored." on the stderr of every program it then execs. Once the call
-// succeeded and the shim's path is missing in the new root, the process's
+// succeeded and the shim's path cannot be read in the new root, the process's
 // LD_PRELOAD loses the shim's entry: the programs it execs start without the
 // shim, silently, and account run counts them as processes without it
 // (docs/run.md). The execs of the shim's own take it out of theirs too

@@ -34,7 +34,7 @@ bool owned_by_another_user(int fd, const struct stat& st) {
   if (st.st_uid == 0 || st.st_uid == getauxval(AT_EUID)) return false;
   // The user the image became since its exec (the child a root runuser or su
   // forks drops root, then execs): the file it made as that user.
-  return st.st_uid != static_cast<unsigned long>(raw_syscall(SYS_geteuid));
+  return st.st_uid != raw_geteuid();
 }
 
 }  // namespace account
