@@ -134,8 +134,6 @@ bool parse_file_id(const char* v, uint64_t* dev, uint64_t* ino) {
          parse_bounded(v + i + 1, 1, ~0ull, ino);
 }
 
-namespace {}  // namespace
-
 void load_settings() {
   Settings& s = g_settings;
   if (const char* v = find_env("ACCOUNT_OUTPUT"); v && *v) {

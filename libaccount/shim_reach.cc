@@ -1,7 +1,6 @@
 #include "shim_reach.h"
 
 #include <dlfcn.h>
-#include <errno.h>
 
 #include "atomics.h"
 #include "raw_syscall.h"
@@ -27,17 +26,32 @@ const char* own_path() {
   return info.dli_fname;
 }
 
-// Whether the list (ld.so's separators: ':' and ' ') has `own` as an entry.
-bool list_has(const char* list, const char* own) {
+// Calls each(start, length) for every non-empty entry of an LD_PRELOAD list
+// (ld.so's separators: ':' and ' '); stops when it returns false.
+template <typename Each>
+void for_each_entry(const char* list, Each each) {
   while (*list) {
     const char* start = list;
     while (*list && *list != ':' && *list != ' ') ++list;
-    size_t len = size_t(list - start), i = 0;
-    while (i < len && own[i] == start[i]) ++i;
-    if (len > 0 && i == len && own[i] == 0) return true;
+    if (list > start && !each(start, size_t(list - start))) return;
     if (*list) ++list;
   }
-  return false;
+}
+
+// Whether the entry start[0..len) is `own`.
+bool is_own(const char* start, size_t len, const char* own) {
+  size_t i = 0;
+  while (i < len && own[i] == start[i]) ++i;
+  return i == len && own[i] == 0;
+}
+
+bool list_has(const char* list, const char* own) {
+  bool found = false;
+  for_each_entry(list, [&](const char* start, size_t len) {
+    found = is_own(start, len, own);
+    return !found;
+  });
+  return found;
 }
 
 // "LD_PRELOAD=" and `list` without the entries equal to `own`, into
@@ -45,23 +59,17 @@ bool list_has(const char* list, const char* own) {
 bool entry_without(const char* list, const char* own, char* out, size_t cap) {
   size_t n = 0;
   for (; n < kPreloadPrefixLength; ++n) out[n] = kPreloadPrefix[n];
-  bool first = true;
-  while (*list) {
-    const char* start = list;
-    while (*list && *list != ':' && *list != ' ') ++list;
-    size_t len = size_t(list - start), i = 0;
-    while (i < len && own[i] == start[i]) ++i;
-    bool ours = i == len && own[i] == 0;
-    if (len > 0 && !ours) {
-      if (n + len + 2 > cap) return false;
-      if (!first) out[n++] = ':';
-      for (size_t k = 0; k < len; ++k) out[n++] = start[k];
-      first = false;
-    }
-    if (*list) ++list;
-  }
+  size_t first = n;
+  bool fits = true;
+  for_each_entry(list, [&](const char* start, size_t len) {
+    if (is_own(start, len, own)) return true;
+    if (n + len + 2 > cap) return fits = false;
+    if (n > first) out[n++] = ':';
+    for (size_t k = 0; k < len; ++k) out[n++] = start[k];
+    return true;
+  });
   out[n] = 0;
-  return true;
+  return fits;
 }
 
 // The shim's path when `entry` (an LD_PRELOAD entry, or nullptr) names it and

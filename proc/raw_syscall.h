@@ -133,11 +133,6 @@ inline int raw_stat(const char* path, struct stat* st) {
   return int(raw_syscall(SYS_newfstatat, long(AT_FDCWD), long(path), long(st), 0));
 }
 
-/// faccessat(2) with F_OK: 0 when `path` exists (and its directories can be searched).
-inline int raw_exists(const char* path) {
-  return int(raw_syscall(SYS_faccessat, long(AT_FDCWD), long(path), long(F_OK)));
-}
-
 /// faccessat(2) with R_OK: 0 when this process's real user may read `path`.
 inline int raw_readable(const char* path) {
   return int(raw_syscall(SYS_faccessat, long(AT_FDCWD), long(path), long(R_OK)));

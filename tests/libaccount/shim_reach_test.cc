@@ -20,9 +20,10 @@ struct HiddenShim {
   TempDir dir;
   std::string path = dir.file("libaccount.so");
   HiddenShim() { fs::copy_file(ACCOUNT_SHIM_PATH, path); }
-  ProgramResult run(const std::vector<std::string>& argv) const {
+  ProgramResult run(const std::vector<std::string>& argv, const std::string& preload = "") const {
     ProgramOptions options;
-    options.env = clean_env({{"LD_PRELOAD", path}, {"ACCOUNT_OUTPUT", "/dev/null"}});
+    options.env = clean_env(
+        {{"LD_PRELOAD", preload.empty() ? path : preload}, {"ACCOUNT_OUTPUT", "/dev/null"}});
     return run_program(argv, options);
   }
 };
@@ -39,6 +40,21 @@ TEST(ShimReach, AProgramThatDroppedRootStartsWithoutAShimItCannotRead) {
   ProgramResult run = shim.run({"runuser", "-u", "nobody", "--", "/bin/sh", "-c", kPrintPreload});
   EXPECT_EQ(run.status, 0) << run.err;
   EXPECT_EQ(run.out, "[]\n");
+  EXPECT_EQ(run.err, "");
+}
+
+// The other entries of LD_PRELOAD stay, in their order: ld.so's separators,
+// ':' and ' ', both read; the new list is joined by ':'. (The shim first: a
+// library before it would take the exec calls itself.)
+TEST(ShimReach, TheOtherPreloadedLibrariesStay) {
+  if (geteuid() != 0) GTEST_SKIP() << "dropping root needs root";
+  HiddenShim shim;
+  const std::string libc = "/lib/x86_64-linux-gnu/libc.so.6",
+                    libm = "/lib/x86_64-linux-gnu/libm.so.6";
+  ProgramResult run = shim.run({"runuser", "-u", "nobody", "--", "/bin/sh", "-c", kPrintPreload},
+                               shim.path + ":" + libc + " " + libm);
+  EXPECT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.out, "[" + libc + ":" + libm + "]\n");
   EXPECT_EQ(run.err, "");
 }
 

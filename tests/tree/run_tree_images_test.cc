@@ -715,6 +715,25 @@ TEST(RunTreeImages, ProcessesStartedAfterDroppingRootAreCountedInTheirUsersDirec
   expect_report_processes(run, 4, 0);
 }
 
+// tests/programs' hello, run where it could not use the run's directory: its
+// stderr line, then the run's one line for the `processes` of the run, one
+// of them (hello's) without the shim; nothing from the shim, and no record
+// of hello's in its records `f` (one tree).
+void expect_hello_quiet_without_shim(const RunOutput& run, const RecordFile& f,
+                                     uint64_t processes) {
+  const std::string& err = run.result.err;
+  EXPECT_EQ(
+      err.rfind(
+          fmt::format("note\naccount run: 1 of {} processes ran without the shim (", processes), 0),
+      0u)
+      << context(run);
+  EXPECT_EQ(err.find("cannot write"), std::string::npos) << context(run);
+  EXPECT_EQ(f.trees.size(), 1u) << context(run);
+  for (const ProcessRecord& p : f.processes)
+    EXPECT_FALSE(ends_with(p.exe, "/hello")) << "a record of the program without the shim\n"
+                                             << context(run);
+}
+
 // chroot into a directory that holds only a program, the loader, libc and the
 // shim (make_minimal_root), without a /dev/shm or with one of its own: the
 // program's image cannot see the run's directory, nor the run's output. It
@@ -742,17 +761,10 @@ TEST(RunTreeImages, AProgramInAChrootThatHidesTheRunRunsQuietlyWithoutTheShim) {
     RunOutput run = account_run(dir, "chroot " + root + " /hello chrooted 0", {});
     ASSERT_EQ(run.result.status, 0) << context(run);
     EXPECT_EQ(run.result.out, "hello from chrooted\n");
-    // The program's own line, then the run's: nothing from the shim.
-    const std::string& err = run.result.err;
-    EXPECT_EQ(err.rfind("note\naccount run: 1 of 2 processes ran without the shim (", 0), 0u)
-        << context(run);
-    EXPECT_EQ(err.find("cannot write"), std::string::npos) << context(run);
     RecordFile f = read_records(run.path);
-    ASSERT_EQ(f.trees.size(), 1u) << context(run);
+    expect_hello_quiet_without_shim(run, f, 2);
     int64_t chroot_pid = 0;
     for (const ProcessRecord& p : f.processes) {
-      EXPECT_FALSE(ends_with(p.exe, "/hello")) << "a record of the program without the shim\n"
-                                               << context(run);
       if (p.exe != "/usr/sbin/chroot") continue;
       chroot_pid = p.pid;
       EXPECT_TRUE(p.counted) << context(run);
@@ -786,16 +798,10 @@ TEST(RunTreeImages, AProgramInAMountNamespaceThatHidesTheRunRunsQuietlyWithoutTh
                   {});
   ASSERT_EQ(run.result.status, 0) << context(run);
   EXPECT_EQ(run.result.out, "hello from hidden\n");
-  const std::string& err = run.result.err;
-  EXPECT_EQ(err.rfind("note\naccount run: 1 of 5 processes ran without the shim (", 0), 0u)
-      << context(run);
-  EXPECT_EQ(err.find("cannot write"), std::string::npos) << context(run);
   RecordFile f = checked_records(run);
-  ASSERT_EQ(f.trees.size(), 1u) << context(run);
+  expect_hello_quiet_without_shim(run, f, 5);
   std::set<std::string> exes;
   for (const ProcessRecord& p : f.processes) {
-    EXPECT_FALSE(ends_with(p.exe, "/hello")) << "a record of the program without the shim\n"
-                                             << context(run);
     EXPECT_TRUE(p.counted) << context(run);
     exes.insert(p.exe);
   }
